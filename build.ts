@@ -1,0 +1,56 @@
+/**
+ * Builds the single `svc` executable: one per target into dist/, or only this machine's with
+ * `--host`. SQL migrations, the default svc.toml and package.json's version are embedded, so
+ * the binary runs alone in an empty directory.
+ *
+ *   bun run build            every target
+ *   bun run build --host     this machine's target only
+ *   bun run build --outfile <path> --host
+ */
+import { parseArgs } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'windows-x64'] as const;
+export type Target = (typeof TARGETS)[number];
+
+export function hostTarget(): Target {
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const target = `${os}-${process.arch}`;
+  if (!(TARGETS as readonly string[]).includes(target)) throw new Error(`no build target for this machine (${target})`);
+  return target as Target;
+}
+
+export function binaryName(target: Target): string {
+  return `svc-${target}${target.startsWith('windows') ? '.exe' : ''}`;
+}
+
+/** Compiles one target; returns the written path. */
+export async function buildTarget(target: Target, outfile: string): Promise<string> {
+  const result = await Bun.build({
+    entrypoints: [join(import.meta.dir, 'src/main.ts')],
+    compile: { target: `bun-${target}` as Bun.Build.CompileTarget, outfile },
+    minify: true,
+    sourcemap: 'linked',
+    bytecode: true,
+    format: 'esm',
+  });
+  if (!result.success) {
+    throw new AggregateError(result.logs, `build of ${target} failed:\n${result.logs.map(String).join('\n')}`);
+  }
+  return outfile;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { host: { type: 'boolean' }, outfile: { type: 'string' } } });
+  const targets: Target[] = values.host ? [hostTarget()] : [...TARGETS];
+  if (values.outfile && targets.length !== 1) throw new Error('--outfile needs --host');
+  const dist = join(import.meta.dir, 'dist');
+  mkdirSync(dist, { recursive: true });
+  for (const target of targets) {
+    const started = performance.now();
+    const outfile = values.outfile ? resolve(values.outfile) : join(dist, binaryName(target));
+    await buildTarget(target, outfile);
+    console.log(`built ${outfile} (${target}) in ${Math.round(performance.now() - started)} ms`);
+  }
+}

@@ -1,0 +1,100 @@
+import { parse as parseToml } from 'smol-toml';
+
+export interface TomlUpdate {
+  section: string;
+  key: string;
+  value: string | boolean | number;
+}
+
+const SECTION_HEADER = /^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$/;
+
+/**
+ * Rewrites the values of a few top-level keys in TOML text, keeping every other line,
+ * comment and blank byte-for-byte. Missing keys are added at the end of their section,
+ * missing sections at the end of the file. The result is re-parsed and compared with the
+ * input so that a patch can never change anything but the named keys.
+ */
+export function patchToml(text: string, updates: TomlUpdate[]): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  for (const update of updates) applyOne(lines, update, eol);
+  const result = lines.join(eol);
+  verify(text, result, updates);
+  return result;
+}
+
+function applyOne(lines: string[], update: TomlUpdate, eol: string): void {
+  const rendered = renderValue(update.value);
+  let section: string | null = null;
+  let lastLineOfSection = -1;
+  const keyLine = new RegExp(`^(\\s*)(${escapeRegExp(update.key)}|"${escapeRegExp(update.key)}")(\\s*=\\s*)(.*)$`);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const header = SECTION_HEADER.exec(line);
+    if (header) {
+      section = header[1]!;
+      if (section === update.section) lastLineOfSection = i;
+      continue;
+    }
+    if (section !== update.section) continue;
+    if (line.trim() !== '' && !line.trim().startsWith('#')) lastLineOfSection = i;
+    const match = keyLine.exec(line);
+    if (!match) continue;
+    const rest = match[4]!;
+    const valueEnd = scanValueEnd(rest);
+    lines[i] = `${match[1]}${match[2]}${match[3]}${rendered}${rest.slice(valueEnd)}`;
+    return;
+  }
+  const newLine = `${update.key} = ${rendered}`;
+  if (lastLineOfSection >= 0) {
+    lines.splice(lastLineOfSection + 1, 0, newLine);
+    return;
+  }
+  // Section absent: append it, keeping a trailing newline if the file had one.
+  const hadTrailingNewline = lines.length > 0 && lines[lines.length - 1] === '';
+  if (hadTrailingNewline) lines.pop();
+  lines.push('', `[${update.section}]`, newLine);
+  if (hadTrailingNewline) lines.push('');
+  void eol;
+}
+
+/** Index just past the TOML value at the start of `rest` (a basic/literal string or a bare token). */
+function scanValueEnd(rest: string): number {
+  if (rest.startsWith('"""') || rest.startsWith("'''")) {
+    throw new Error('multi-line string values cannot be patched in place');
+  }
+  if (rest.startsWith('"')) {
+    for (let i = 1; i < rest.length; i++) {
+      if (rest[i] === '\\') i++;
+      else if (rest[i] === '"') return i + 1;
+    }
+    return rest.length;
+  }
+  if (rest.startsWith("'")) {
+    const end = rest.indexOf("'", 1);
+    return end < 0 ? rest.length : end + 1;
+  }
+  const hash = rest.indexOf('#');
+  const token = hash < 0 ? rest : rest.slice(0, hash);
+  return token.trimEnd().length;
+}
+
+function renderValue(value: string | boolean | number): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  return String(value);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function verify(before: string, after: string, updates: TomlUpdate[]): void {
+  const a = parseToml(before) as Record<string, Record<string, unknown>>;
+  const b = parseToml(after) as Record<string, Record<string, unknown>>;
+  for (const u of updates) {
+    if (b[u.section]?.[u.key] !== u.value) throw new Error(`patch of [${u.section}] ${u.key} did not take`);
+    a[u.section] ??= {};
+    a[u.section]![u.key] = u.value;
+  }
+  if (!Bun.deepEquals(a, b, true)) throw new Error('patch changed keys it was not asked to change');
+}

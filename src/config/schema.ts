@@ -1,0 +1,185 @@
+import { Type as T, type Static, type TObject } from '@sinclair/typebox';
+import { defaultsOf } from './defaults';
+
+/**
+ * The one source of svc.toml keys: every section, key, type, limit and default.
+ * `config/svc.toml` (embedded, written on first launch) is kept equal to these defaults by a test.
+ */
+
+const Memory = (d: string, description: string) =>
+  T.String({ pattern: '^\\d+[MmGg]$', default: d, description: `${description} (e.g. 512M, 10G)` });
+const Port = (d: number, description: string) =>
+  T.Integer({ minimum: 0, maximum: 65535, default: d, description });
+const PositiveInt = (d: number, description: string) => T.Integer({ minimum: 1, default: d, description });
+const NonNegativeInt = (d: number, description: string) => T.Integer({ minimum: 0, default: d, description });
+const Str = (d: string, description: string) => T.String({ default: d, description });
+const Bool = (d: boolean, description: string) => T.Boolean({ default: d, description });
+const StrList = (d: string[], description: string) => T.Array(T.String(), { default: d, description });
+const Choice = <V extends string>(values: readonly V[], d: V, description: string) =>
+  T.Union(
+    values.map((v) => T.Literal(v)),
+    { default: d, description },
+  );
+
+export const NetworkSection = T.Object({
+  name: T.String({ minLength: 1, maxLength: 64, default: 'svc', description: 'network name shown in the dashboard and status' }),
+  bind: Str('0.0.0.0', 'address game servers bind to'),
+});
+
+export const ControllerSection = T.Object({
+  max_memory: Memory('10G', 'memory all services on this machine may use together'),
+  max_services: PositiveInt(20, 'services this machine may run at once'),
+  heartbeat_interval: PositiveInt(5000, 'ms between service heartbeats'),
+  scaling_tick_interval: PositiveInt(10, 's between scaling decisions'),
+  service_stale_timeout: PositiveInt(300, 's without a player-count report before an SDK service counts as crashed'),
+  strict_config: Bool(false, 'refuse to start on unknown keys instead of warning'),
+  backend_port_start: Port(30000, 'first port handed to backend services'),
+});
+
+export const ConsoleSection = T.Object({
+  colored: Bool(true, 'colour the interactive console'),
+  log_events: Bool(true, 'print live events on the interactive console'),
+  history_file: Str('.svc_history', 'console history file, relative to the working directory'),
+});
+
+export const PathsSection = T.Object({
+  templates: Str('templates', 'template folder'),
+  services: Str('services', 'service work directories'),
+  dedicated: Str('dedicated', 'dedicated service directories'),
+  logs: Str('logs', 'controller log folder'),
+});
+
+export const ApiSection = T.Object({
+  enabled: Bool(true, 'serve the HTTP API'),
+  bind: Str('127.0.0.1', 'address the API listens on; 0.0.0.0 accepts non-local traffic'),
+  port: Port(8080, 'API port (0 picks a free one)'),
+  token: Str('', 'master token; SVC_API_TOKEN wins; blank = generated and kept in data/api-token'),
+  jwt_enabled: Bool(false, 'accept and mint HS256 JWTs (POST /api/tokens)'),
+  allowed_origins: StrList(['http://localhost:3000'], 'browser origins allowed by CORS; empty = any origin'),
+  trust_forwarded_for: Bool(false, 'take the client IP from X-Forwarded-For (only behind a reverse proxy you run)'),
+  rate_limit: NonNegativeInt(120, 'requests per minute per client IP (0 = off)'),
+  service_rate_limit: NonNegativeInt(6000, 'requests per minute per IP for callers with a service or cluster token (0 = off)'),
+});
+
+export const JavaSection = T.Object({
+  java_16: Str('', 'java binary for Minecraft up to 1.17 (blank = java on PATH)'),
+  java_17: Str('', 'java binary for Minecraft 1.18 to 1.20.4 (blank = java on PATH)'),
+  java_21: Str('', 'java binary for Minecraft 1.20.5+ and Velocity (blank = java on PATH)'),
+});
+
+export const DatabaseSection = T.Object({
+  type: Choice(['sqlite'] as const, 'sqlite', 'storage engine; this build stores data in a sqlite file under data/'),
+  host: Str('localhost', 'database host (server engines)'),
+  port: Port(3306, 'database port (server engines)'),
+  name: T.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'svc', description: 'database name; sqlite file data/<name>.db' }),
+  username: Str('svc', 'database user (server engines)'),
+  password: Str('', 'database password (server engines)'),
+  pool_size: PositiveInt(10, 'connection pool size (server engines)'),
+});
+
+export const LoadBalancerSection = T.Object({
+  enabled: Bool(false, 'run the TCP load balancer in front of the proxies'),
+  bind: Str('0.0.0.0', 'load balancer bind address'),
+  port: Port(25565, 'load balancer port'),
+  strategy: Choice(['least-players', 'round-robin'] as const, 'least-players', 'how a proxy is picked'),
+  proxy_protocol: Bool(false, 'send the PROXY protocol header to proxies'),
+  connection_timeout: PositiveInt(5000, 'ms to connect to a proxy'),
+  buffer_size: PositiveInt(16384, 'bytes per connection buffer'),
+  max_connections: PositiveInt(10000, 'concurrent connections'),
+  idle_timeout: PositiveInt(30000, 'ms before an idle connection is closed'),
+  health_check_interval: PositiveInt(10, 's between proxy health checks'),
+  health_check_timeout: PositiveInt(3000, 'ms a health check may take'),
+  unhealthy_threshold: PositiveInt(3, 'failed checks before a proxy is unhealthy'),
+  healthy_threshold: PositiveInt(2, 'passed checks before a proxy is healthy again'),
+});
+
+export const PunishmentsSection = T.Object({
+  deploy_plugin: Bool(true, 'copy the punishments plugin into proxy templates'),
+  check_cache_ttl: NonNegativeInt(5, 's a login/mute check result is cached'),
+  expiry_check_interval: PositiveInt(30, 's between expiry sweeps'),
+});
+
+export const ResourcePacksSection = T.Object({
+  deploy_plugin: Bool(true, 'copy the resource pack plugin into backend templates'),
+  max_upload_bytes: PositiveInt(262144000, 'largest pack upload in bytes'),
+  public_base_url: Str('', 'public base URL for pack downloads (blank = the API address)'),
+});
+
+export const BedrockSection = T.Object({
+  enabled: Bool(false, 'give services a Bedrock UDP port'),
+  base_port: Port(19132, 'first Bedrock port'),
+});
+
+export const ClusterSection = T.Object({
+  enabled: Bool(false, 'accept agents on other machines'),
+  token: Str('', 'cluster token agents present; SVC_CLUSTER_TOKEN wins; blank never matches'),
+  agent_port: Port(8443, 'port of the agent channel'),
+  bind: Str('0.0.0.0', 'agent channel bind address'),
+  heartbeat_interval: PositiveInt(5000, 'ms between agent heartbeats'),
+  node_timeout: PositiveInt(15000, 'ms without a heartbeat before a node is failed'),
+  placement_strategy: Choice(['least-services', 'least-memory', 'round-robin'] as const, 'least-services', 'how a node is picked'),
+  tls_enabled: Bool(true, 'serve the agent channel over TLS'),
+  keystore_path: Str('data/cluster', 'folder of the cluster certificate and key'),
+  keystore_password: Str('', 'password of the cluster key'),
+  extra_sans: StrList([], 'extra subject alternative names for the cluster certificate'),
+  public_host: Str('', 'host agents use to reach this controller'),
+  sync_disk_quota_bytes: NonNegativeInt(0, 'disk quota for state sync copies (0 = unlimited)'),
+  reconciliation_delay: NonNegativeInt(10000, 'ms to wait for agents before reconciling after a restart'),
+});
+
+export const AuditSection = T.Object({
+  enabled: Bool(true, 'record operator actions in the audit log'),
+  retention_days: PositiveInt(90, 'days audit entries are kept'),
+});
+
+export const MetricsSection = T.Object({
+  retention_days: PositiveInt(30, 'days metric history is kept'),
+});
+
+export const PackhostSection = T.Object({
+  api_key: Str('', 'API key of the modpack host'),
+});
+
+export const DashboardSection = T.Object({
+  public_url: Str('', 'public URL of the dashboard (magic links, CORS hint)'),
+});
+
+export const ConfigSchema = T.Object({
+  network: NetworkSection,
+  controller: ControllerSection,
+  console: ConsoleSection,
+  paths: PathsSection,
+  api: ApiSection,
+  java: JavaSection,
+  database: DatabaseSection,
+  loadbalancer: LoadBalancerSection,
+  punishments: PunishmentsSection,
+  resourcepacks: ResourcePacksSection,
+  bedrock: BedrockSection,
+  cluster: ClusterSection,
+  audit: AuditSection,
+  metrics: MetricsSection,
+  packhost: PackhostSection,
+  dashboard: DashboardSection,
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type SectionName = keyof Config;
+
+/** Keys whose values never leave the process (GET /api/config, logs). */
+export const SECRET_KEYS: ReadonlyArray<readonly [SectionName, string]> = [
+  ['api', 'token'],
+  ['database', 'password'],
+  ['cluster', 'token'],
+  ['cluster', 'keystore_password'],
+  ['packhost', 'api_key'],
+];
+
+export function sectionSchema(name: string): TObject | undefined {
+  return (ConfigSchema.properties as Record<string, TObject>)[name];
+}
+
+/** Fresh defaults, built from the schema. */
+export function defaultConfig(): Config {
+  return defaultsOf(ConfigSchema) as unknown as Config;
+}

@@ -1,0 +1,244 @@
+import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { AnyElysia } from 'elysia';
+import { loadConfig } from './config/load';
+import type { Config } from './config/schema';
+import { AuditStore } from './core/audit/store';
+import { recordAuditedEvents } from './core/audit/recorder';
+import { MetricsRegistry } from './core/metrics/registry';
+import { EventBus } from './events/bus';
+import type { Actor } from './events/catalogue';
+import { Authenticator } from './http/auth';
+import { resolveMasterToken } from './http/master-token';
+import { openApiRoute } from './http/openapi';
+import type { AnyRoute, SocketSpec } from './http/route';
+import { auditRoutes } from './http/routes/audit';
+import { configRoutes } from './http/routes/config';
+import { metricsRoutes } from './http/routes/metrics';
+import { moduleRoutes } from './http/routes/modules';
+import { systemRoutes } from './http/routes/system';
+import { tokenRoutes } from './http/routes/tokens';
+import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
+import type { Kernel } from './kernel';
+import { createLogger, type Logger } from './log';
+import type { SvcModule } from './modules/module';
+import { ModuleRegistry } from './modules/registry';
+import { BUILTIN_MODULES } from './modules/builtin';
+import { openDatabase, type Database } from './storage/db';
+import { migrate } from './storage/migrate';
+import { CORE_MIGRATIONS } from './storage/core-migrations';
+import { EVENTS_SOCKET, mountEventsSocket } from './ws/events';
+import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
+import { VERSION } from './version';
+
+export interface ControllerOptions {
+  /** Working directory (svc.toml, config/, data/, templates/, services/, logs/). */
+  dir: string;
+  /** svc.toml location; default `<dir>/svc.toml`. */
+  configPath?: string;
+  env?: Record<string, string | undefined>;
+  /** Where log lines go (default stdout). */
+  stdout?: { write(line: string): unknown };
+  /** Called after a requested shutdown has stopped everything (default process.exit). */
+  exit?: (code: number) => void;
+  heartbeat?: HeartbeatTiming;
+  modules?: readonly SvcModule[];
+}
+
+const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const SHUTDOWN_DELAY_MS = 250;
+
+/**
+ * The composition root. Start order: config → log → db → bus/audit → auth → modules →
+ * HTTP/WebSockets → API_STARTED. Stop order is the reverse, and stop is idempotent.
+ */
+export class Controller {
+  private server: AnyElysia | undefined;
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly kernel: Kernel,
+    private readonly heartbeat: Heartbeat,
+    private readonly options: ControllerOptions,
+  ) {}
+
+  /** Reads config, opens storage and starts serving. Throws ConfigError for operator mistakes. */
+  static async start(options: ControllerOptions): Promise<Controller> {
+    const env = options.env ?? process.env;
+    const dir = resolve(options.dir);
+    const configPath = resolve(dir, options.configPath ?? 'svc.toml');
+    const { config, warnings, created } = loadConfig(configPath, env);
+    const paths = resolvePaths(dir, config);
+    const log = createLogger({
+      format: env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty',
+      colored: config.console.colored && Boolean(process.stdout.isTTY) && !options.stdout,
+      dir: paths.logs,
+      level: env.SVC_LOG_LEVEL,
+      stdout: options.stdout,
+    });
+    if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
+    for (const warning of warnings) log.warn(warning);
+
+    const master = resolveMasterToken(config.api.token, Boolean(env.SVC_API_TOKEN), paths.data);
+    config.api.token = master.token;
+    if (master.source === 'generated') log.info({ file: master.file }, `master token ${master.token.slice(0, 8)}… (generated; full token in the file)`);
+
+    let db: Database | undefined;
+    try {
+      db = openDatabase(join(paths.data, `${config.database.name}.db`));
+      migrate(db, 'core', CORE_MIGRATIONS);
+    } catch (error) {
+      db?.close();
+      throw error;
+    }
+    const bus = new EventBus(log.child({ area: 'events' }));
+    const audit = new AuditStore(db);
+    if (config.audit.enabled) recordAuditedEvents(bus, audit, log.child({ area: 'audit' }));
+    const auth = new Authenticator({ masterToken: master.token, clusterToken: config.cluster.token, jwtEnabled: config.api.jwt_enabled });
+    const metrics = new MetricsRegistry();
+    const modules = new ModuleRegistry(options.modules ?? BUILTIN_MODULES);
+
+    let controller: Controller | undefined;
+    const kernel: Kernel = {
+      version: VERSION,
+      startedAt: new Date(),
+      dir,
+      configPath,
+      config,
+      log,
+      db,
+      bus,
+      audit,
+      auth,
+      metrics,
+      modules,
+      serviceCount: () => 0,
+      requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
+    };
+    registerBaseMetrics(kernel);
+    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options);
+    try {
+      await modules.start(kernel);
+      controller.startAuditPruning();
+      if (config.api.enabled) controller.listen();
+      else log.warn('[api] enabled = false: the HTTP API is off');
+    } catch (error) {
+      await controller.stop('start failed');
+      throw error;
+    }
+    return controller;
+  }
+
+  /** The bound API address, e.g. http://127.0.0.1:8080. */
+  get url(): string {
+    const port = this.port;
+    const host = this.kernel.config.api.bind === '0.0.0.0' ? '127.0.0.1' : this.kernel.config.api.bind;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  get port(): number {
+    return this.server?.server?.port ?? 0;
+  }
+
+  /** Every HTTP route this controller serves, core and modules. */
+  routes: AnyRoute[] = [];
+  readonly sockets: SocketSpec[] = [EVENTS_SOCKET];
+
+  private listen(): void {
+    const { kernel } = this;
+    const { config, log } = kernel;
+    this.routes = [
+      ...systemRoutes(kernel),
+      ...tokenRoutes(kernel),
+      ...configRoutes(kernel),
+      ...auditRoutes(kernel),
+      ...metricsRoutes(kernel),
+      ...moduleRoutes(kernel),
+      ...kernel.modules.routes(),
+    ];
+    this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
+    const app = createHttpApp(kernel, {
+      routes: this.routes,
+      sockets: this.sockets,
+      mountSockets: (elysia) => mountEventsSocket(elysia, kernel, this.heartbeat),
+    });
+    app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING });
+    this.server = app;
+    if (config.api.allowed_origins.length === 0) {
+      const message = '[api] allowed_origins is empty: any browser origin may call the API';
+      log.warn(message);
+      kernel.bus.publish('API_WARNING', { message });
+    }
+    if (config.api.bind === '0.0.0.0' && !config.api.jwt_enabled) {
+      log.warn('[api] bind = 0.0.0.0 exposes the API beyond this machine; put TLS in front of it');
+    }
+    log.info({ area: 'http', url: this.url, port: this.port }, `API listening on ${this.url}`);
+    kernel.bus.publish('API_STARTED', { bind: config.api.bind, port: this.port });
+  }
+
+  private startAuditPruning(): void {
+    const { config, audit, log } = this.kernel;
+    const prune = () => {
+      const cutoff = Date.now() - config.audit.retention_days * 24 * 3600 * 1000;
+      audit
+        .prune(cutoff)
+        .then((removed) => removed > 0 && log.info({ area: 'audit', removed }, 'pruned old audit entries'))
+        .catch((error) => log.error({ area: 'audit', err: error }, 'audit pruning failed'));
+    };
+    prune();
+    const timer = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private requestShutdown(reason: string, actor: Actor): void {
+    this.kernel.log.warn({ actor }, `shutdown: ${reason}`);
+    setTimeout(() => {
+      void this.stop(reason).then(() => (this.options.exit ?? process.exit)(0));
+    }, SHUTDOWN_DELAY_MS);
+  }
+
+  /** Stops serving, stops modules, closes the database. Safe to call more than once. */
+  stop(reason: string): Promise<void> {
+    this.stopping ??= this.doStop(reason);
+    return this.stopping;
+  }
+
+  private async doStop(reason: string): Promise<void> {
+    const { kernel } = this;
+    for (const timer of this.timers) clearInterval(timer);
+    this.heartbeat.stop();
+    if (this.server) {
+      kernel.bus.publish('API_STOPPED', { reason });
+      await this.server.stop(true).catch((error: unknown) => kernel.log.error({ err: error }, 'HTTP server stop failed'));
+      this.server = undefined;
+    }
+    await kernel.modules.stop();
+    kernel.db.close();
+    kernel.log.info({ reason }, 'controller stopped');
+    kernel.log.flush();
+  }
+}
+
+function resolvePaths(dir: string, config: Config) {
+  const paths = {
+    data: join(dir, 'data'),
+    config: join(dir, 'config'),
+    logs: resolve(dir, config.paths.logs),
+    templates: resolve(dir, config.paths.templates),
+    services: resolve(dir, config.paths.services),
+    dedicated: resolve(dir, config.paths.dedicated),
+  };
+  for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
+  return paths;
+}
+
+function registerBaseMetrics(kernel: Kernel): void {
+  const { metrics } = kernel;
+  metrics.gauge('svc_info', 'controller version', () => [{ labels: { version: kernel.version }, value: 1 }]);
+  metrics.gauge('svc_uptime_seconds', 'seconds since the controller started', () => Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000));
+  metrics.gauge('svc_services_total', 'services known to the controller', () => kernel.serviceCount());
+}
+
+export type { Logger };

@@ -1,0 +1,39 @@
+import type { EventBus } from '../../events/bus';
+import { specOf, type SvcEvent } from '../../events/catalogue';
+import type { Logger } from '../../log';
+import type { AuditStore } from './store';
+
+/** Data keys that name what an event is about, in order of preference. */
+const TARGET_KEYS = ['service', 'group', 'name', 'scope', 'uuid', 'nodeId', 'moduleId', 'sessionId', 'id', 'track'];
+
+/** Writes the audited subset of events (catalogue `audit` rule) to the audit table. */
+export function recordAuditedEvents(bus: EventBus, store: AuditStore, log: Logger): () => void {
+  return bus.subscribe((event) => {
+    if (!isAudited(event)) return;
+    try {
+      store.record({ actor: event.actor, action: event.type, target: targetOf(event), details: detailsOf(event.data), at: Date.parse(event.timestamp) });
+    } catch (error) {
+      log.error({ err: error, event: event.type }, 'audit write failed');
+    }
+  });
+}
+
+export function isAudited(event: SvcEvent): boolean {
+  const rule = specOf(event.type)?.audit ?? 'never';
+  return rule === 'always' || (rule === 'actor' && event.actor !== 'system');
+}
+
+function targetOf(event: SvcEvent): string {
+  for (const key of TARGET_KEYS) {
+    const value = event.data[key];
+    if (value) return value;
+  }
+  return '';
+}
+
+/** `key=value, key=value`: readable in a table cell, still parseable. */
+export function detailsOf(data: Record<string, string | number | boolean>): string {
+  return Object.entries(data)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+}

@@ -1,0 +1,87 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { Type as T } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute, type SocketSpec } from './route';
+import { ErrorBodySchema } from './schemas';
+
+type Json = Record<string, unknown>;
+
+/** `/api/groups/:name` → `/api/groups/{name}`; a trailing `*` becomes `{path}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
+}
+
+/** Plain JSON Schema: TypeBox's symbol-keyed metadata dropped. */
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema)) as Json;
+}
+
+function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[] {
+  if (!schema) return [];
+  const object = schema as TObject;
+  const required = new Set(object.required ?? []);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: plain(property),
+  }));
+}
+
+function operation(route: AnyRoute): Json {
+  const responses: Json = {};
+  for (const [status, schema] of Object.entries(route.response)) {
+    const isText = (schema as TSchema).type === 'string';
+    responses[status] = { description: route.summary, content: { [isText ? 'text/plain' : 'application/json']: { schema: plain(schema) } } };
+  }
+  responses.default = { description: 'error body', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+  const op: Json = {
+    operationId: `${route.method.toLowerCase()}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: route.summary,
+    tags: [route.tag],
+    'x-svc-auth': route.auth,
+    security: route.auth === 'public' ? [] : [{ bearer: [] }],
+    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    responses,
+  };
+  if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
+  if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
+  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+  return op;
+}
+
+/** OpenAPI 3.1 document generated from the declared routes; nothing is written by hand. */
+export function buildOpenApi(version: string, routes: readonly AnyRoute[], sockets: readonly SocketSpec[]): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path]![route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc controller API',
+      version,
+      description: 'Every non-2xx response carries the error body {success:false, message, error}.',
+    },
+    paths,
+    components: {
+      schemas: { ErrorBody: plain(ErrorBodySchema) },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, cluster token or JWT' } },
+    },
+    'x-svc-websockets': sockets.map((s) => ({ path: s.path, auth: s.auth, summary: s.summary })),
+  };
+}
+
+export function openApiRoute(version: string, routes: () => readonly AnyRoute[], sockets: readonly SocketSpec[]): AnyRoute {
+  let cached: Json | undefined;
+  return defineRoute({
+    method: 'GET',
+    path: '/api/openapi.json',
+    auth: 'public',
+    tag: 'system',
+    summary: 'This API as an OpenAPI 3.1 document',
+    response: { 200: T.Record(T.String(), T.Unknown()) },
+    handler: () => (cached ??= buildOpenApi(version, routes(), sockets)),
+  });
+}

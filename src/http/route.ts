@@ -1,0 +1,76 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Actor } from '../events/catalogue';
+import type { AuthLevel, Principal, Scope } from './auth';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+type In<S> = S extends TSchema ? Static<S> : undefined;
+
+/** What a handler sees: validated values and the caller, never the framework's context. */
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The authenticated caller; null on public routes called without a token. */
+  principal: Principal | null;
+  /** Attribution for events and the audit log. */
+  actor: Actor;
+  ip: string;
+  set: { status?: number | string; headers: Record<string, string | number> };
+  request: Request;
+}
+
+export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> {
+  method: HttpMethod;
+  /** Elysia path syntax: `/api/groups/:name`, `*` for the rest of the path. */
+  path: string;
+  auth: AuthLevel;
+  /** JWT scopes that open this route beyond what its level implies (e.g. `config:read`). */
+  scopes?: readonly Scope[];
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Response schemas by status; the OpenAPI document and tests rely on them. */
+  response: Record<number, TSchema>;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** A tighter limit for this route, per client IP, on top of the global one. */
+  rateLimit?: { max: number; windowMs: number };
+  handler: (ctx: RouteContext<In<P>, In<Q>, In<B>>) => unknown;
+}
+
+export interface AnyRoute {
+  method: HttpMethod;
+  path: string;
+  auth: AuthLevel;
+  scopes?: readonly Scope[];
+  summary: string;
+  tag: string;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  response: Record<number, TSchema>;
+  bodyLimit?: number;
+  rateLimit?: { max: number; windowMs: number };
+  handler: (ctx: RouteContext<unknown, unknown, unknown>) => unknown;
+}
+
+/** Declares a route; the handler's params/query/body types come from the schemas. */
+export function defineRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): AnyRoute {
+  return spec as unknown as AnyRoute;
+}
+
+/** A WebSocket endpoint, listed beside routes so auth and rate limits know it. */
+export interface SocketSpec {
+  path: string;
+  auth: AuthLevel;
+  summary: string;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;

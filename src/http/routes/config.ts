@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Type as T } from '@sinclair/typebox';
+import { ApiError } from '../../errors';
+import type { Kernel } from '../../kernel';
+import { DEFAULT_CONFIG_TEXT } from '../../config/load';
+import { patchToml, type TomlUpdate } from '../../config/patch';
+import { SECRET_KEYS, type Config } from '../../config/schema';
+import { writeFileAtomic } from '../../config/write';
+import { defineRoute, type AnyRoute } from '../route';
+
+const ConfigView = T.Object({
+  networkName: T.String(),
+  consoleColored: T.Boolean(),
+  consoleLogEvents: T.Boolean(),
+  hasToken: T.Boolean(),
+  jwtEnabled: T.Boolean(),
+  configFile: T.String(),
+  sections: T.Record(T.String(), T.Record(T.String(), T.Unknown()), {
+    description: 'every svc.toml section; secrets are replaced by has_<key> booleans',
+  }),
+});
+
+const ConfigPatch = T.Object({
+  networkName: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  consoleColored: T.Optional(T.Boolean()),
+  consoleLogEvents: T.Optional(T.Boolean()),
+});
+
+/** The live-changeable fields and where they live in svc.toml. */
+const PATCHABLE = {
+  networkName: ['network', 'name'],
+  consoleColored: ['console', 'colored'],
+  consoleLogEvents: ['console', 'log_events'],
+} as const;
+
+export function configView(kernel: Kernel) {
+  const { config } = kernel;
+  return {
+    networkName: config.network.name,
+    consoleColored: config.console.colored,
+    consoleLogEvents: config.console.log_events,
+    hasToken: config.api.token.length > 0,
+    jwtEnabled: config.api.jwt_enabled,
+    configFile: kernel.configPath,
+    sections: withoutSecrets(config),
+  };
+}
+
+function withoutSecrets(config: Config): Record<string, Record<string, unknown>> {
+  const out = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  for (const [section, key] of SECRET_KEYS) {
+    const value = out[section]![key];
+    delete out[section]![key];
+    out[section]![`has_${key}`] = typeof value === 'string' && value.length > 0;
+  }
+  return out;
+}
+
+export function configRoutes(kernel: Kernel): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/config',
+      auth: 'admin',
+      scopes: ['config:read'],
+      tag: 'config',
+      summary: 'The running configuration without secrets',
+      response: { 200: ConfigView },
+      handler: () => configView(kernel),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/api/config',
+      auth: 'admin',
+      scopes: ['config:write'],
+      tag: 'config',
+      summary: 'Change networkName, consoleColored or consoleLogEvents live; svc.toml is rewritten atomically',
+      body: ConfigPatch,
+      response: { 200: T.Object({ success: T.Literal(true), message: T.String(), updated: T.Array(T.String()), config: ConfigView }) },
+      handler: ({ body, actor }) => {
+        const updates: (TomlUpdate & { field: string })[] = [];
+        for (const [field, [section, key]] of Object.entries(PATCHABLE)) {
+          const value = body[field as keyof typeof body];
+          if (value !== undefined) updates.push({ field, section, key, value });
+        }
+        if (updates.length === 0) {
+          throw new ApiError(
+            'NO_FIELDS_TO_UPDATE',
+            'nothing to update: PATCH /api/config changes networkName, consoleColored and consoleLogEvents; other keys need an edit of svc.toml and a restart',
+          );
+        }
+        const current = existsSync(kernel.configPath) ? readFileSync(kernel.configPath, 'utf8') : DEFAULT_CONFIG_TEXT;
+        let next: string;
+        try {
+          next = patchToml(current, updates);
+        } catch (error) {
+          throw new ApiError('INTERNAL_ERROR', `svc.toml could not be patched in place (${(error as Error).message}); edit it by hand`);
+        }
+        writeFileAtomic(kernel.configPath, next);
+        const live = kernel.config as unknown as Record<string, Record<string, unknown>>;
+        for (const u of updates) live[u.section]![u.key] = u.value;
+        const updated = updates.map((u) => u.field);
+        kernel.audit.record({ actor, action: 'CONFIG_UPDATED', target: 'svc.toml', details: updates.map((u) => `${u.field}=${u.value}`).join(', ') });
+        return { success: true as const, message: `updated ${updated.join(', ')}`, updated, config: configView(kernel) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,46 @@
+import { Type as T } from '@sinclair/typebox';
+import type { Kernel } from '../../kernel';
+import { defineRoute, type AnyRoute } from '../route';
+import { OkSchema } from '../schemas';
+
+export const HealthSchema = T.Object({
+  status: T.String(),
+  version: T.String(),
+  uptimeSeconds: T.Integer(),
+  services: T.Integer(),
+  apiEnabled: T.Boolean(),
+});
+
+export function systemRoutes(kernel: Kernel): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/health',
+      auth: 'public',
+      tag: 'system',
+      summary: 'Liveness and version; 200 whenever the controller answers',
+      response: { 200: HealthSchema },
+      handler: () => ({
+        status: 'ok',
+        version: kernel.version,
+        uptimeSeconds: Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000),
+        services: kernel.serviceCount(),
+        apiEnabled: kernel.config.api.enabled,
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/shutdown',
+      auth: 'admin',
+      tag: 'system',
+      summary: 'Stop the controller: answers 202, exits after 250 ms',
+      response: { 202: OkSchema },
+      handler: ({ set, actor }) => {
+        kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
+        kernel.requestShutdown('shutdown requested through the API', actor);
+        set.status = 202;
+        return { success: true as const, message: 'shutting down' };
+      },
+    }),
+  ];
+}

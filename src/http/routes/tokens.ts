@@ -1,0 +1,57 @@
+import { Type as T } from '@sinclair/typebox';
+import { ApiError } from '../../errors';
+import type { Kernel } from '../../kernel';
+import { JWT_MIN_LIFETIME_SECONDS, SCOPES } from '../auth';
+import { defineRoute, type AnyRoute } from '../route';
+
+const MAX_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
+
+const TokenRequest = T.Object({
+  subject: T.String({ minLength: 1, maxLength: 128, description: 'who the token is for; shown in the audit log' }),
+  scopes: T.Array(T.String({ maxLength: 64 }), { minItems: 1, maxItems: SCOPES.length, description: 'see GET /api/tokens/scopes' }),
+  expiresInSeconds: T.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
+});
+
+const TokenResponse = T.Object({
+  success: T.Literal(true),
+  message: T.String(),
+  token: T.String(),
+  subject: T.String(),
+  scopes: T.Array(T.String()),
+  expiresAt: T.String({ description: 'ISO-8601' }),
+});
+
+export function tokenRoutes(kernel: Kernel): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/tokens',
+      auth: 'admin',
+      tag: 'tokens',
+      summary: 'Mint an HS256 JWT (needs [api] jwt_enabled = true)',
+      body: TokenRequest,
+      response: { 201: TokenResponse },
+      handler: async ({ body, set, actor }) => {
+        if (!kernel.auth.jwtEnabled) throw new ApiError('AUTH_DISABLED', 'JWTs are disabled: set [api] jwt_enabled = true in svc.toml and restart');
+        const unknown = body.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+        if (unknown.length > 0) {
+          throw new ApiError('VALIDATION_FAILED', `body "scopes" has unknown scope ${JSON.stringify(unknown[0])}; accepted: ${SCOPES.join(', ')}`);
+        }
+        const scopes = [...new Set(body.scopes)].sort();
+        const { token, expiresAt } = await kernel.auth.mintJwt(body.subject, scopes, body.expiresInSeconds);
+        kernel.audit.record({ actor, action: 'TOKEN_ISSUED', target: body.subject, details: `scopes=${scopes.join(' ')}, expiresAt=${expiresAt.toISOString()}` });
+        set.status = 201;
+        return { success: true as const, message: 'token issued', token, subject: body.subject, scopes, expiresAt: expiresAt.toISOString() };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/tokens/scopes',
+      auth: 'admin',
+      tag: 'tokens',
+      summary: 'Sorted list of the scopes a JWT may carry',
+      response: { 200: T.Object({ scopes: T.Array(T.String()) }) },
+      handler: () => ({ scopes: [...SCOPES] }),
+    }),
+  ];
+}

@@ -1,0 +1,220 @@
+import { Elysia, type AnyElysia } from 'elysia';
+import { cors } from '@elysiajs/cors';
+import { ApiError, errorBody } from '../errors';
+import type { Kernel } from '../kernel';
+import type { Identification } from './auth';
+import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
+import { RouteTable } from './route-table';
+import { RateLimiter } from './rate-limit';
+import { validationMessage } from './validation';
+
+/** Per-request facts the guard established, read by the handler wrapper. */
+interface RequestFacts {
+  route?: AnyRoute;
+  who: Identification;
+  ip: string;
+}
+
+export interface HttpOptions {
+  routes: readonly AnyRoute[];
+  sockets: readonly SocketSpec[];
+  /** Mounts the WebSocket endpoints on the app. */
+  mountSockets: (app: AnyElysia) => void;
+}
+
+/** Largest body Bun itself accepts; each route's own limit is enforced below it. */
+export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
+
+const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <token>';
+
+/**
+ * The Elysia root: one guard ahead of parsing (route lookup, credential, rate limit, auth
+ * level, body size), one parser with a size cap, one error renderer for every non-2xx.
+ */
+export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
+  const { config, auth, log } = kernel;
+  const httpLog = log.child({ area: 'http' });
+  const table = new RouteTable(options.routes, options.sockets);
+  const facts = new WeakMap<Request, RequestFacts>();
+  const publicLimit = new RateLimiter(config.api.rate_limit);
+  const serviceLimit = new RateLimiter(config.api.service_rate_limit);
+  const routeLimits = new Map<AnyRoute, RateLimiter>();
+  for (const route of options.routes) if (route.rateLimit) routeLimits.set(route, new RateLimiter(route.rateLimit.max, route.rateLimit.windowMs));
+  const sweeper = setInterval(() => {
+    publicLimit.sweep();
+    serviceLimit.sweep();
+    for (const limiter of routeLimits.values()) limiter.sweep();
+  }, 60_000);
+  sweeper.unref();
+
+  const origins = config.api.allowed_origins;
+  const app = new Elysia({ websocket: { maxPayloadLength: 64 * 1024, idleTimeout: 120, sendPings: false } })
+    .use(
+      cors({
+        origin: origins.length === 0 ? true : [...origins],
+        methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
+        allowedHeaders: ['Authorization', 'Content-Type'],
+        exposeHeaders: ['Retry-After'],
+        credentials: true,
+        maxAge: 600,
+      }),
+    )
+    .onRequest(async ({ request, server }) => {
+      if (request.method === 'OPTIONS') return;
+      const url = new URL(request.url);
+      const endpoint = table.match(request.method, url.pathname);
+      const ip = clientIp(request, server?.requestIP(request)?.address, config.api.trust_forwarded_for);
+      const token = bearerOf(request) ?? (endpoint?.kind === 'socket' ? url.searchParams.get('token') : null);
+      const who = await auth.identify(token);
+      facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
+
+      // Proxies, backends and agents often share one address: they get their own budget.
+      const trusted = who !== null && who !== 'invalid' && (who.kind === 'service' || who.kind === 'cluster');
+      const budget = (trusted ? serviceLimit : publicLimit).take(ip);
+      if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? config.api.service_rate_limit : config.api.rate_limit);
+      if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
+      const route = endpoint.route;
+      const routeLimit = routeLimits.get(route)?.take(ip);
+      if (routeLimit && !routeLimit.ok) throw tooMany(routeLimit.retryAfterSeconds, route.rateLimit!.max);
+
+      const verdict = auth.authorize(who, route.auth, route.scopes);
+      if (verdict === 'unauthorized') throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+      if (verdict === 'invalid') throw new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
+      if (verdict === 'forbidden') throw new ApiError('FORBIDDEN', `this route needs ${route.auth} access; the presented token does not grant it`);
+
+      const length = Number(request.headers.get('content-length') ?? 0);
+      const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `request body of ${length} bytes exceeds the limit of ${limit} bytes`);
+    })
+    .onParse(async ({ request }) => {
+      const route = facts.get(request)?.route;
+      const limit = route?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      const text = await readLimited(request, limit);
+      if (text.length === 0) return undefined;
+      const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type === 'application/json' || type.endsWith('+json') || type === '') {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          throw new ApiError('VALIDATION_FAILED', `request body is not valid JSON: ${(error as Error).message}`);
+        }
+        // Bodies are JSON objects; say so plainly rather than letting a bare null read as "no body".
+        if ((typeof value !== 'object' || value === null || Array.isArray(value)) && route?.body?.type === 'object') {
+          throw new ApiError('VALIDATION_FAILED', `request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`);
+        }
+        return value;
+      }
+      if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+      if (type.startsWith('text/')) return text;
+      throw new ApiError('VALIDATION_FAILED', `unsupported Content-Type ${type}: send application/json`);
+    })
+    .onError(({ code, error, request, set }) => {
+      if (error instanceof ApiError) {
+        set.status = error.status;
+        Object.assign(set.headers, error.headers);
+        return errorBody(error.errorCode, error.message);
+      }
+      if (code === 'VALIDATION') {
+        if ((error as { type?: string }).type === 'response') return internal(error, request, set);
+        set.status = 400;
+        return errorBody('VALIDATION_FAILED', validationMessage(error as Parameters<typeof validationMessage>[0]));
+      }
+      if (code === 'PARSE') {
+        set.status = 400;
+        return errorBody('VALIDATION_FAILED', 'request body could not be parsed; send JSON with Content-Type: application/json');
+      }
+      if (code === 'NOT_FOUND') {
+        set.status = 404;
+        return errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${new URL(request.url).pathname}`);
+      }
+      if (code === 'INVALID_COOKIE_SIGNATURE' || code === 'INVALID_FILE_TYPE') {
+        set.status = 400;
+        return errorBody('VALIDATION_FAILED', String((error as Error).message));
+      }
+      return internal(error, request, set);
+    });
+
+  function internal(error: unknown, request: Request, set: { status?: number | string }) {
+    const ref = crypto.randomUUID().slice(0, 8);
+    httpLog.error({ err: error, ref, method: request.method, path: new URL(request.url).pathname }, 'request failed');
+    set.status = 500;
+    return errorBody('INTERNAL_ERROR', `internal error (ref ${ref}); the controller log has the details`);
+  }
+
+  for (const route of options.routes) mountRoute(app, route, facts);
+  options.mountSockets(app);
+  void httpLog;
+  return app;
+}
+
+function mountRoute(app: AnyElysia, route: AnyRoute, facts: WeakMap<Request, RequestFacts>): void {
+  const hooks: Record<string, unknown> = { response: route.response, detail: { summary: route.summary, tags: [route.tag] } };
+  if (route.params) hooks.params = route.params;
+  if (route.query) hooks.query = route.query;
+  if (route.body) hooks.body = route.body;
+  app.route(
+    route.method,
+    route.path,
+    ((c: { params: unknown; query: unknown; body: unknown; set: { status?: number | string; headers: Record<string, string | number> }; request: Request }) => {
+      const f = facts.get(c.request);
+      const principal = f && f.who !== 'invalid' ? f.who : null;
+      return route.handler({
+        params: c.params,
+        query: c.query,
+        body: c.body,
+        principal,
+        actor: principal?.actor ?? 'system',
+        ip: f?.ip ?? 'unknown',
+        set: c.set,
+        request: c.request,
+      });
+    }) as never,
+    hooks as never,
+  );
+}
+
+function tooMany(retryAfterSeconds: number, max: number): ApiError {
+  return new ApiError('RATE_LIMITED', `rate limit of ${max} requests per minute exceeded; retry in ${retryAfterSeconds} s`, 429, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+}
+
+function bearerOf(request: Request): string | null {
+  const header = request.headers.get('authorization');
+  if (!header) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1]!.trim() : '';
+}
+
+/**
+ * The client address for rate limiting. Behind a trusted reverse proxy the right-most
+ * X-Forwarded-For entry is the one that proxy saw; entries to its left are client-supplied.
+ */
+export function clientIp(request: Request, socketAddress: string | undefined, trustForwardedFor: boolean): string {
+  if (trustForwardedFor) {
+    const forwarded = request.headers.get('x-forwarded-for');
+    const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    if (last) return last;
+  }
+  return socketAddress ?? 'unknown';
+}
+
+/** Reads a request body as text, failing with 413 as soon as it passes the limit. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bun
+import { parseArgs } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Controller } from './controller';
+import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
+import { VERSION } from './version';
+
+const USAGE = `svc ${VERSION}: controller for Minecraft server networks
+
+Usage:
+  svc [controller] [options]   run the controller (the default)
+  svc init [options]           write a commented svc.toml and the folders, then exit
+  svc version                  print the version
+  svc --help                   this text
+
+Options:
+  --dir <path>       working directory holding svc.toml, config/, data/, templates/,
+                     services/ and logs/ (default: the current directory)
+  --config <file>    configuration file (default: <dir>/svc.toml)
+
+Environment:
+  SVC_API_TOKEN, SVC_CLUSTER_TOKEN, SVC_DB_TYPE|HOST|PORT|NAME|USERNAME|PASSWORD
+  override svc.toml; SVC_LOG_FORMAT=json logs JSON lines.
+`;
+
+/** Exit status for configuration and usage mistakes. */
+const EXIT_USAGE = 2;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        dir: { type: 'string' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`svc: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0] ?? 'controller';
+  if (values.help || command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version || command === 'version') {
+    process.stdout.write(`svc ${VERSION}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) {
+    process.stderr.write(`svc: unexpected argument "${positionals[1]}"\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const dir = resolve(values.dir ?? '.');
+  const configPath = values.config ? resolve(values.config) : join(dir, 'svc.toml');
+  switch (command) {
+    case 'controller':
+      return runController(dir, configPath);
+    case 'init':
+      return init(dir, configPath);
+    default:
+      process.stderr.write(`svc: unknown command "${command}"\n\n${USAGE}`);
+      return EXIT_USAGE;
+  }
+}
+
+function init(dir: string, configPath: string): number {
+  try {
+    const written = ensureConfigFile(configPath);
+    loadConfig(configPath); // validate what is there, written now or before
+    for (const folder of ['config', 'data', 'templates', 'services', 'logs']) mkdirSync(join(dir, folder), { recursive: true });
+    process.stdout.write(written ? `wrote ${configPath}\n` : `${configPath} already exists; left unchanged\n`);
+    return 0;
+  } catch (error) {
+    return reportStartError(error);
+  }
+}
+
+async function runController(dir: string, configPath: string): Promise<number> {
+  let controller: Controller;
+  try {
+    controller = await Controller.start({ dir, configPath });
+  } catch (error) {
+    return reportStartError(error);
+  }
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    // A second signal means "now": never let a stuck stop keep the process alive.
+    if (signals > 1) process.exit(1);
+    void controller.stop(`signal ${signal}`).then(() => process.exit(0));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return new Promise<number>(() => {
+    /* runs until a signal or POST /api/shutdown exits the process */
+  });
+}
+
+function reportStartError(error: unknown): number {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`svc: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(`svc: the API port is already in use (${(error as Error).message}); change [api] port in svc.toml\n`);
+    return 1;
+  }
+  process.stderr.write(`svc: failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  return 1;
+}
+
+const status = await main(process.argv.slice(2));
+process.exit(status);

@@ -1,0 +1,7 @@
+import type { SvcModule } from './module';
+
+/**
+ * The modules compiled into this binary. Adding a module is adding its folder under
+ * src/modules/ and one line here; core never imports a module otherwise.
+ */
+export const BUILTIN_MODULES: readonly SvcModule[] = [];

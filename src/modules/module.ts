@@ -1,0 +1,44 @@
+import type { TObject } from '@sinclair/typebox';
+import type { AnyRoute } from '../http/route';
+import type { Kernel } from '../kernel';
+import type { Logger } from '../log';
+import type { Migration } from '../storage/migrate';
+
+/** What a module's dashboard page needs to find it: a title and the pages it adds. */
+export interface DashboardManifest {
+  title: string;
+  icon?: string;
+  pages: { path: string; title: string }[];
+}
+
+/** Everything a module may use; core never imports a module. */
+export interface ModuleContext {
+  kernel: Kernel;
+  log: Logger;
+  /** The module's own config (config/modules/<id>/<id>.toml), validated against its schema. */
+  config: Record<string, Record<string, unknown>>;
+  /** The module's folder under config/modules/. */
+  dir: string;
+}
+
+/**
+ * An optional feature of the controller, as a plain object. The registry applies its
+ * migrations (numbered in the module's own scope), registers its error codes, loads its
+ * config file (written with defaults on first launch), calls init, mounts its routes, and
+ * calls stop in reverse order at shutdown.
+ */
+export interface SvcModule {
+  /** Lower-case, stable: the migration scope, the config folder, and `moduleId` on events. */
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  configSchema?: TObject;
+  migrations?: readonly Migration[];
+  /** Error codes the module adds, with their HTTP statuses. */
+  errors?: Record<string, number>;
+  dashboard?: DashboardManifest;
+  init?(ctx: ModuleContext): void | Promise<void>;
+  routes?(ctx: ModuleContext): AnyRoute[];
+  stop?(): void | Promise<void>;
+}

@@ -1,0 +1,67 @@
+import type { AnyElysia } from 'elysia';
+import type { Kernel } from '../kernel';
+import { SERVICE_SCOPES } from '../http/auth';
+import type { SocketSpec } from '../http/route';
+import type { Heartbeat } from './heartbeat';
+
+export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service', summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event' };
+
+/** Close code for a failed or missing credential (policy violation). */
+export const CLOSE_POLICY = 1008;
+
+/** The parts of Elysia's socket wrapper used here. */
+export interface SocketHandle {
+  id: string;
+  data: unknown;
+  raw: { ping(): unknown; terminate(): void; send(text: string): unknown };
+  close(code?: number, reason?: string): void;
+}
+
+interface SocketData {
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+}
+
+/**
+ * GET /api/events: the bus, pushed to subscribers. Accepts the master token, the derived
+ * service token, or a JWT with admin or a service scope, in the Authorization header or in
+ * ?token= (browsers cannot set headers). Anything else is closed with 1008 at once.
+ */
+export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): void {
+  const unsubscribers = new Map<string, () => void>();
+  app.ws(EVENTS_SOCKET.path, {
+    async open(ws: SocketHandle) {
+      const data = ws.data as unknown as SocketData;
+      const header = data.headers.authorization;
+      const token = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? data.query.token ?? null;
+      const who = await kernel.auth.identify(token);
+      const allowed =
+        who !== null &&
+        who !== 'invalid' &&
+        (who.kind === 'master' || who.kind === 'service' || who.scopes.has('admin') || SERVICE_SCOPES.some((s) => who.scopes.has(s)));
+      if (!allowed) {
+        ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'token not accepted');
+        return;
+      }
+      const raw = ws.raw;
+      heartbeat.track(ws.id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
+      unsubscribers.set(
+        ws.id,
+        kernel.bus.subscribe((event) => {
+          raw.send(JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
+        }),
+      );
+    },
+    message(ws: SocketHandle) {
+      heartbeat.alive(ws.id);
+    },
+    pong(ws: SocketHandle) {
+      heartbeat.alive(ws.id);
+    },
+    close(ws: SocketHandle) {
+      heartbeat.untrack(ws.id);
+      unsubscribers.get(ws.id)?.();
+      unsubscribers.delete(ws.id);
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Controller, type ControllerOptions } from '../../src/controller';
+import { deriveServiceToken } from '../../src/http/auth';
+
+export const MASTER_TOKEN = 'test-master-token-0123456789abcdef';
+export const CLUSTER_TOKEN = 'test-cluster-token-0123456789abcdef';
+
+export interface TestController {
+  controller: Controller;
+  url: string;
+  dir: string;
+  master: string;
+  service: string;
+  cluster: string;
+  logs: string[];
+  shutdowns: number[];
+  /** fetch against the controller with the master token unless `token` says otherwise. */
+  api(path: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A temporary working directory, removed by the returned function. */
+export function tempDir(prefix = 'svc-test-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts a real controller in-process on a free port with a fresh temp dir and sqlite file.
+ * `toml` is appended to a minimal svc.toml (port 0, known tokens, no rate limit unless set).
+ */
+export async function startController(
+  options: { toml?: string; env?: Record<string, string>; rateLimit?: number; jwt?: boolean } & Partial<ControllerOptions> = {},
+): Promise<TestController> {
+  const { dir, remove } = tempDir();
+  const base = [
+    '[api]',
+    'port = 0',
+    `token = "${MASTER_TOKEN}"`,
+    `rate_limit = ${options.rateLimit ?? 0}`,
+    `jwt_enabled = ${options.jwt ?? true}`,
+    '[cluster]',
+    `token = "${CLUSTER_TOKEN}"`,
+  ].join('\n');
+  writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
+  const logs: string[] = [];
+  const shutdowns: number[] = [];
+  const controller = await Controller.start({
+    dir,
+    env: options.env ?? {},
+    stdout: { write: (line: string) => logs.push(line) },
+    exit: (code) => shutdowns.push(code),
+    heartbeat: options.heartbeat,
+    modules: options.modules,
+  });
+  const url = controller.url;
+  return {
+    controller,
+    url,
+    dir,
+    master: MASTER_TOKEN,
+    service: deriveServiceToken(MASTER_TOKEN),
+    cluster: CLUSTER_TOKEN,
+    logs,
+    shutdowns,
+    api(path, init = {}) {
+      const headers = new Headers(init.headers);
+      const token = init.token === undefined ? MASTER_TOKEN : init.token;
+      if (token !== null) headers.set('authorization', `Bearer ${token}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(url + path, { ...init, headers, body });
+    },
+    async stop() {
+      await controller.stop('test finished');
+      remove();
+    },
+  };
+}
+
+/** Waits for a condition with a bounded timeout; never a fixed sleep. */
+export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 5000, what = 'condition' } = {}): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Asserts the spec's error body and returns it. */
+export async function expectErrorBody(response: Response): Promise<{ success: false; message: string; error: string }> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`status ${response.status}: body is not JSON: ${text.slice(0, 200)}`);
+  }
+  const b = body as Record<string, unknown>;
+  if (b.success !== false || typeof b.message !== 'string' || typeof b.error !== 'string' || b.message.length === 0) {
+    throw new Error(`status ${response.status}: not the error body: ${text.slice(0, 200)}`);
+  }
+  return b as { success: false; message: string; error: string };
+}
