@@ -43,6 +43,8 @@ export interface ControllerOptions {
   exit?: (code: number) => void;
   heartbeat?: HeartbeatTiming;
   modules?: readonly SvcModule[];
+  /** Replaces the stop-and-exit of POST /api/shutdown (tests that must keep serving). */
+  onShutdownRequest?: (reason: string) => void;
 }
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
@@ -194,6 +196,7 @@ export class Controller {
 
   private requestShutdown(reason: string, actor: Actor): void {
     this.kernel.log.warn({ actor }, `shutdown: ${reason}`);
+    if (this.options.onShutdownRequest) return this.options.onShutdownRequest(reason);
     setTimeout(() => {
       void this.stop(reason).then(() => (this.options.exit ?? process.exit)(0));
     }, SHUTDOWN_DELAY_MS);

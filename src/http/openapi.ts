@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import { defineRoute, type AnyRoute, type SocketSpec } from './route';
 import { ErrorBodySchema } from './schemas';
 
@@ -10,9 +10,22 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 
-/** Plain JSON Schema: TypeBox's symbol-keyed metadata dropped. */
+/**
+ * Plain JSON Schema: symbol-keyed metadata dropped, and the framework's string-or-number
+ * unions for query and path numbers shown as the number they decode to.
+ */
 function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema)) as Json;
+  return JSON.parse(JSON.stringify(schema), (_key, value: unknown) => {
+    if (!value || typeof value !== 'object' || !Array.isArray((value as Json).anyOf)) return value;
+    const options = (value as { anyOf: Json[] }).anyOf;
+    const numeric = options.find((o) => o.type === 'integer' || o.type === 'number' || o.type === 'boolean');
+    const stringForm = options.find((o) => o.type === 'string' && typeof o.format === 'string' && ['integer', 'numeric', 'boolean'].includes(o.format as string));
+    if (options.length === 2 && numeric && stringForm) {
+      const { anyOf: _drop, ...rest } = value as Json;
+      return { ...rest, ...numeric };
+    }
+    return value;
+  }) as Json;
 }
 
 function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[] {
@@ -81,7 +94,7 @@ export function openApiRoute(version: string, routes: () => readonly AnyRoute[],
     auth: 'public',
     tag: 'system',
     summary: 'This API as an OpenAPI 3.1 document',
-    response: { 200: T.Record(T.String(), T.Unknown()) },
+    response: { 200: t.Record(t.String(), t.Unknown()) },
     handler: () => (cached ??= buildOpenApi(version, routes(), sockets)),
   });
 }

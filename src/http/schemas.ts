@@ -1,11 +1,11 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 
 /** The error body every non-2xx response carries. */
-export const ErrorBodySchema = T.Object({
-  success: T.Literal(false),
-  message: T.String(),
-  error: T.String({ description: 'stable machine-readable code' }),
+export const ErrorBodySchema = t.Object({
+  success: t.Literal(false),
+  message: t.String(),
+  error: t.String({ description: 'stable machine-readable code' }),
 });
 
 /** `{success:true, message}`: what successful mutations answer. */
-export const OkSchema = T.Object({ success: T.Literal(true), message: T.String() });
+export const OkSchema = t.Object({ success: t.Literal(true), message: t.String() });

@@ -109,7 +109,10 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
       if (type.startsWith('text/')) return text;
       throw new ApiError('VALIDATION_FAILED', `unsupported Content-Type ${type}: send application/json`);
     })
-    .onError(({ code, error, request, set }) => {
+    .onError(({ code, error: thrown, request, set }) => {
+      let error: unknown = thrown;
+      // A throw inside the body parser reaches here wrapped in the framework's ParseError.
+      if (code === 'PARSE' && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
       if (error instanceof ApiError) {
         set.status = error.status;
         Object.assign(set.headers, error.headers);

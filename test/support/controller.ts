@@ -15,7 +15,10 @@ export interface TestController {
   service: string;
   cluster: string;
   logs: string[];
+  /** Exit codes passed to exit() by a real shutdown. */
   shutdowns: number[];
+  /** Reasons of POST /api/shutdown calls that were recorded instead of obeyed. */
+  shutdownRequests: string[];
   /** fetch against the controller with the master token unless `token` says otherwise. */
   api(path: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
   stop(): Promise<void>;
@@ -47,6 +50,7 @@ export async function startController(
   writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];
   const shutdowns: number[] = [];
+  const shutdownRequests: string[] = [];
   const controller = await Controller.start({
     dir,
     env: options.env ?? {},
@@ -54,6 +58,8 @@ export async function startController(
     exit: (code) => shutdowns.push(code),
     heartbeat: options.heartbeat,
     modules: options.modules,
+    // POST /api/shutdown is recorded, not obeyed, unless a test asks for the real thing.
+    onShutdownRequest: options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason)),
   });
   const url = controller.url;
   return {
@@ -65,6 +71,7 @@ export async function startController(
     cluster: CLUSTER_TOKEN,
     logs,
     shutdowns,
+    shutdownRequests,
     api(path, init = {}) {
       const headers = new Headers(init.headers);
       const token = init.token === undefined ? MASTER_TOKEN : init.token;

@@ -1,21 +1,21 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 
-const AuditQuery = T.Object({
-  limit: T.Optional(T.Integer({ description: 'clamped to 1..500, default 50' })),
-  offset: T.Optional(T.Integer({ minimum: 0, default: 0 })),
-  action: T.Optional(T.String({ maxLength: 128, description: 'exact match' })),
-  actor: T.Optional(T.String({ maxLength: 128, description: 'exact match' })),
+const AuditQuery = t.Object({
+  limit: t.Optional(t.Integer({ description: 'clamped to 1..500, default 50' })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  action: t.Optional(t.String({ maxLength: 128, description: 'exact match' })),
+  actor: t.Optional(t.String({ maxLength: 128, description: 'exact match' })),
 });
 
-const AuditPage = T.Object({
-  entries: T.Array(
-    T.Object({ timestamp: T.String(), actor: T.String(), action: T.String(), target: T.String(), details: T.String() }),
+const AuditPage = t.Object({
+  entries: t.Array(
+    t.Object({ timestamp: t.String(), actor: t.String(), action: t.String(), target: t.String(), details: t.String() }),
   ),
-  limit: T.Integer(),
-  offset: T.Integer(),
-  total: T.Integer(),
+  limit: t.Integer(),
+  offset: t.Integer(),
+  total: t.Integer(),
 });
 
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));

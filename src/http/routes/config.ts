@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
 import { DEFAULT_CONFIG_TEXT } from '../../config/load';
@@ -8,22 +8,22 @@ import { SECRET_KEYS, type Config } from '../../config/schema';
 import { writeFileAtomic } from '../../config/write';
 import { defineRoute, type AnyRoute } from '../route';
 
-const ConfigView = T.Object({
-  networkName: T.String(),
-  consoleColored: T.Boolean(),
-  consoleLogEvents: T.Boolean(),
-  hasToken: T.Boolean(),
-  jwtEnabled: T.Boolean(),
-  configFile: T.String(),
-  sections: T.Record(T.String(), T.Record(T.String(), T.Unknown()), {
+const ConfigView = t.Object({
+  networkName: t.String(),
+  consoleColored: t.Boolean(),
+  consoleLogEvents: t.Boolean(),
+  hasToken: t.Boolean(),
+  jwtEnabled: t.Boolean(),
+  configFile: t.String(),
+  sections: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
     description: 'every svc.toml section; secrets are replaced by has_<key> booleans',
   }),
 });
 
-const ConfigPatch = T.Object({
-  networkName: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
-  consoleColored: T.Optional(T.Boolean()),
-  consoleLogEvents: T.Optional(T.Boolean()),
+const ConfigPatch = t.Object({
+  networkName: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  consoleColored: t.Optional(t.Boolean()),
+  consoleLogEvents: t.Optional(t.Boolean()),
 });
 
 /** The live-changeable fields and where they live in svc.toml. */
@@ -76,7 +76,7 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'config',
       summary: 'Change networkName, consoleColored or consoleLogEvents live; svc.toml is rewritten atomically',
       body: ConfigPatch,
-      response: { 200: T.Object({ success: T.Literal(true), message: T.String(), updated: T.Array(T.String()), config: ConfigView }) },
+      response: { 200: t.Object({ success: t.Literal(true), message: t.String(), updated: t.Array(t.String()), config: ConfigView }) },
       handler: ({ body, actor }) => {
         const updates: (TomlUpdate & { field: string })[] = [];
         for (const [field, [section, key]] of Object.entries(PATCHABLE)) {

@@ -1,4 +1,4 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 
@@ -10,7 +10,7 @@ export function metricsRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'service',
       tag: 'metrics',
       summary: 'Text exposition for metric scrapers',
-      response: { 200: T.String() },
+      response: { 200: t.String() },
       handler: ({ set }) => {
         set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8';
         return kernel.metrics.render();

@@ -1,16 +1,16 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 
-const ModuleSchema = T.Object({
-  id: T.String(),
-  name: T.String(),
-  version: T.String(),
-  description: T.String(),
-  status: T.Union([T.Literal('active'), T.Literal('available')]),
-  dashboard: T.Union([
-    T.Object({ title: T.String(), icon: T.Optional(T.String()), pages: T.Array(T.Object({ path: T.String(), title: T.String() })) }),
-    T.Null(),
+const ModuleSchema = t.Object({
+  id: t.String(),
+  name: t.String(),
+  version: t.String(),
+  description: t.String(),
+  status: t.Union([t.Literal('active'), t.Literal('available')]),
+  dashboard: t.Union([
+    t.Object({ title: t.String(), icon: t.Optional(t.String()), pages: t.Array(t.Object({ path: t.String(), title: t.String() })) }),
+    t.Null(),
   ]),
 });
 
@@ -22,7 +22,7 @@ export function moduleRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'modules',
       summary: 'Modules of this controller with their status and dashboard manifest',
-      response: { 200: T.Object({ modules: T.Array(ModuleSchema) }) },
+      response: { 200: t.Object({ modules: t.Array(ModuleSchema) }) },
       handler: () => ({ modules: kernel.modules.list() }),
     }),
   ];

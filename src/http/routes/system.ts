@@ -1,14 +1,14 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 import { OkSchema } from '../schemas';
 
-export const HealthSchema = T.Object({
-  status: T.String(),
-  version: T.String(),
-  uptimeSeconds: T.Integer(),
-  services: T.Integer(),
-  apiEnabled: T.Boolean(),
+export const HealthSchema = t.Object({
+  status: t.String(),
+  version: t.String(),
+  uptimeSeconds: t.Integer(),
+  services: t.Integer(),
+  apiEnabled: t.Boolean(),
 });
 
 export function systemRoutes(kernel: Kernel): AnyRoute[] {

@@ -1,4 +1,4 @@
-import { Type as T } from '@sinclair/typebox';
+import { t } from 'elysia';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
 import { JWT_MIN_LIFETIME_SECONDS, SCOPES } from '../auth';
@@ -6,19 +6,19 @@ import { defineRoute, type AnyRoute } from '../route';
 
 const MAX_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
-const TokenRequest = T.Object({
-  subject: T.String({ minLength: 1, maxLength: 128, description: 'who the token is for; shown in the audit log' }),
-  scopes: T.Array(T.String({ maxLength: 64 }), { minItems: 1, maxItems: SCOPES.length, description: 'see GET /api/tokens/scopes' }),
-  expiresInSeconds: T.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
+const TokenRequest = t.Object({
+  subject: t.String({ minLength: 1, maxLength: 128, description: 'who the token is for; shown in the audit log' }),
+  scopes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: SCOPES.length, description: 'see GET /api/tokens/scopes' }),
+  expiresInSeconds: t.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
 });
 
-const TokenResponse = T.Object({
-  success: T.Literal(true),
-  message: T.String(),
-  token: T.String(),
-  subject: T.String(),
-  scopes: T.Array(T.String()),
-  expiresAt: T.String({ description: 'ISO-8601' }),
+const TokenResponse = t.Object({
+  success: t.Literal(true),
+  message: t.String(),
+  token: t.String(),
+  subject: t.String(),
+  scopes: t.Array(t.String()),
+  expiresAt: t.String({ description: 'ISO-8601' }),
 });
 
 export function tokenRoutes(kernel: Kernel): AnyRoute[] {
@@ -50,7 +50,7 @@ export function tokenRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'tokens',
       summary: 'Sorted list of the scopes a JWT may carry',
-      response: { 200: T.Object({ scopes: T.Array(T.String()) }) },
+      response: { 200: t.Object({ scopes: t.Array(t.String()) }) },
       handler: () => ({ scopes: [...SCOPES] }),
     }),
   ];
