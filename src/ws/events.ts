@@ -9,13 +9,17 @@ export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service',
 /** Close code for a failed or missing credential (policy violation). */
 export const CLOSE_POLICY = 1008;
 
-/** The parts of Elysia's socket wrapper used here. */
+/**
+ * The parts of a socket used here. Elysia hands open/message/close its wrapper but ping/pong
+ * the raw Bun socket; both carry the same `data`, whose `id` is stable for the connection.
+ */
 export interface SocketHandle {
-  id: string;
   data: unknown;
   raw: { ping(): unknown; terminate(): void; send(text: string): unknown };
   close(code?: number, reason?: string): void;
 }
+
+const socketId = (ws: { data: unknown }): string => (ws.data as { id: string }).id;
 
 interface SocketData {
   query: Record<string, string | undefined>;
@@ -28,9 +32,13 @@ interface SocketData {
  * ?token= (browsers cannot set headers). Anything else is closed with 1008 at once.
  */
 export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): void {
-  const unsubscribers = new Map<string, () => void>();
+  // Live connections; null until authenticated. A socket that closes while its credential is
+  // still being checked is gone from the map by then, and is never subscribed.
+  const live = new Map<string, (() => void) | null>();
   app.ws(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
+      const id = socketId(ws);
+      live.set(id, null);
       const data = ws.data as unknown as SocketData;
       const header = data.headers.authorization;
       const token = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? data.query.token ?? null;
@@ -39,29 +47,31 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
         who !== null &&
         who !== 'invalid' &&
         (who.kind === 'master' || who.kind === 'service' || who.scopes.has('admin') || SERVICE_SCOPES.some((s) => who.scopes.has(s)));
+      if (!live.has(id)) return;
       if (!allowed) {
         ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'token not accepted');
         return;
       }
       const raw = ws.raw;
-      heartbeat.track(ws.id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      unsubscribers.set(
-        ws.id,
+      heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
+      live.set(
+        id,
         kernel.bus.subscribe((event) => {
           raw.send(JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
         }),
       );
     },
     message(ws: SocketHandle) {
-      heartbeat.alive(ws.id);
+      heartbeat.alive(socketId(ws));
     },
-    pong(ws: SocketHandle) {
-      heartbeat.alive(ws.id);
+    pong(ws: { data: unknown }) {
+      heartbeat.alive(socketId(ws));
     },
     close(ws: SocketHandle) {
-      heartbeat.untrack(ws.id);
-      unsubscribers.get(ws.id)?.();
-      unsubscribers.delete(ws.id);
+      const id = socketId(ws);
+      heartbeat.untrack(id);
+      live.get(id)?.();
+      live.delete(id);
     },
   });
 }
