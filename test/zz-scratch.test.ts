@@ -1,21 +1,13 @@
 import { test } from 'bun:test';
 import { startController } from './support/controller';
-import { connect } from 'node:net';
-function raw(port: number, req: string): Promise<string> {
-  return new Promise((res, rej) => { const s = connect(port, '127.0.0.1', () => s.write(req)); let d=''; s.on('data', (c) => d += c.toString('latin1')); s.on('end', () => res(d)); s.on('error', rej); });
-}
 test('probe', async () => {
   const c = await startController();
-  let r = await c.api('/api/config', { token: null, method: 'HEAD' });
-  console.log('HEAD', r.status, [...r.headers]);
-  r = await c.api('/api/config', { token: null, method: 'OPTIONS' });
-  console.log('OPTIONS', r.status, await r.text());
-  const port = c.controller.port;
-  for (const t of ['/api/config', '/api/health/../config', '/api/%2e%2e/api/config', '/api/config/.', '/api/./config', 'http://127.0.0.1/api/config', '/api/config#x', '/api/config/%2e', '/api/config%00', '/api/config/x/..']) {
-    const out = await raw(port, `GET ${t} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-    console.log(t, '=>', out.split('\r\n')[0], out.slice(out.indexOf('\r\n\r\n')+4, out.indexOf('\r\n\r\n')+120));
-  }
-  const out = await raw(port, `get /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-  console.log('lower get', out.slice(0, 300));
+  const show = async (label: string, r: Response) => console.log(label, '=>', r.status, (await r.text()).slice(0, 160));
+  await show('offset huge', await c.api('/api/audit?offset=99999999999999999999'));
+  await show('deep prop', await c.api('/api/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subject":' + '['.repeat(100000) + ']'.repeat(100000) + '}' }));
+  for (const d of [100, 1000, 3000, 10000, 30000]) await show('deep prop ' + d, await c.api('/api/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subject":' + '['.repeat(d) + ']'.repeat(d) + '}' }));
+  for (const d of [1000, 10000, 100000]) await show('deep cfg ' + d, await c.api('/api/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"networkName":' + '['.repeat(d) + ']'.repeat(d) + '}' }));
+  for (const d of [1000, 10000, 100000]) await show('deep extra ' + d, await c.api('/api/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"zzz":' + '['.repeat(d) + ']'.repeat(d) + '}' }));
+  console.log(c.logs.filter((l) => l.includes('request failed')).map((l) => l.slice(0, 1500)).join('\n'));
   await c.stop();
 });

@@ -35,7 +35,16 @@ export function tempDir(prefix = 'svc-test-'): { dir: string; remove: () => void
  * `toml` is appended to a minimal svc.toml (port 0, known tokens, no rate limit unless set).
  */
 export async function startController(
-  options: { toml?: string; env?: Record<string, string>; rateLimit?: number; jwt?: boolean } & Partial<ControllerOptions> = {},
+  options: {
+    toml?: string;
+    /** Extra lines inside the [api] table. */
+    apiToml?: string;
+    env?: Record<string, string>;
+    rateLimit?: number;
+    jwt?: boolean;
+    /** Let POST /api/shutdown really stop the controller (exit is still recorded, not taken). */
+    realShutdown?: boolean;
+  } & Partial<ControllerOptions> = {},
 ): Promise<TestController> {
   const { dir, remove } = tempDir();
   const base = [
@@ -44,6 +53,7 @@ export async function startController(
     `token = "${MASTER_TOKEN}"`,
     `rate_limit = ${options.rateLimit ?? 0}`,
     `jwt_enabled = ${options.jwt ?? true}`,
+    options.apiToml ?? '',
     '[cluster]',
     `token = "${CLUSTER_TOKEN}"`,
   ].join('\n');
@@ -59,7 +69,7 @@ export async function startController(
     heartbeat: options.heartbeat,
     modules: options.modules,
     // POST /api/shutdown is recorded, not obeyed, unless a test asks for the real thing.
-    onShutdownRequest: options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason)),
+    onShutdownRequest: options.realShutdown ? undefined : (options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason))),
   });
   const url = controller.url;
   return {

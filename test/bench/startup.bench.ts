@@ -1,0 +1,191 @@
+/**
+ * Startup benchmark: exec of the compiled controller → first 200 from GET /api/health, in a
+ * fresh empty directory each run (a first launch: it writes svc.toml, the token, the database),
+ * and the idle RSS once it has answered. Baseline, measured the same way in the same run,
+ * alternating with svc: a bare compiled Bun.serve answering the same JSON (bare-server.ts).
+ *
+ *   bun run bench startup
+ *   BENCH_STARTUP_RUNS=20   measured runs per program (default 11, plus 1 discarded warm-up)
+ *   BENCH_ENFORCE=1         exit 1 when a goal is missed
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  benchTimeoutMs,
+  buildBareServer,
+  Child,
+  childEnv,
+  envNumber,
+  fixed,
+  formatTable,
+  isPortFree,
+  freePort,
+  makeTempDir,
+  max,
+  median,
+  min,
+  percentile,
+  printSetup,
+  readRssKiB,
+  removeDir,
+  resolveSvcBinary,
+  runBench,
+  waitForPortFree,
+} from './lib';
+
+const GOAL_FIRST_200_MS = 150;
+const GOAL_IDLE_RSS_MIB = 60;
+/** The port an unconfigured controller listens on (svc.toml defaults). */
+const DEFAULT_PORT = 8080;
+const POLL_INTERVAL_MS = 2;
+const FIRST_200_TIMEOUT_MS = 10_000;
+/** After the first 200: RSS samples at these offsets (ms); the run's idle RSS is their max. */
+const RSS_SAMPLE_OFFSETS_MS = [500, 750, 1000, 1250, 1500];
+
+interface Launch {
+  firstOkMs: number;
+  idleRssKiB: number;
+  exitCode: number | null;
+}
+
+interface Program {
+  name: string;
+  /** Prepares a fresh directory; returns the command, its env and the port it will answer on. */
+  prepare(dir: string): { cmd: string[]; env: Record<string, string>; port: number };
+  /** Checks the directory after the run (e.g. that a first launch wrote its files). */
+  verify?(dir: string): void;
+}
+
+async function launchOnce(program: Program): Promise<Launch> {
+  const dir = makeTempDir(`svc-bench-startup-${program.name}-`);
+  try {
+    const { cmd, env, port } = program.prepare(dir);
+    await waitForPortFree(port, 5000);
+    const url = `http://127.0.0.1:${port}/api/health`;
+
+    const t0 = performance.now();
+    const child = new Child(program.name, cmd, { env, cwd: dir });
+    let firstOkMs: number | undefined;
+    let lastProblem = 'connection refused';
+    try {
+      while (firstOkMs === undefined) {
+        if (!child.running) throw new Error(`${program.name} exited (${child.proc.exitCode}) before answering; output:\n${child.tail()}`);
+        if (performance.now() - t0 > FIRST_200_TIMEOUT_MS) {
+          throw new Error(`${program.name}: no 200 from ${url} within ${FIRST_200_TIMEOUT_MS} ms (last: ${lastProblem}); output:\n${child.tail()}`);
+        }
+        try {
+          // A new connection each probe: never a pooled one to a previous run's process.
+          const response = await fetch(url, { headers: { connection: 'close' }, signal: AbortSignal.timeout(2000) });
+          const body = await response.text();
+          if (response.status === 200) {
+            firstOkMs = performance.now() - t0;
+            const health = JSON.parse(body) as { status?: unknown };
+            if (health.status !== 'ok') throw new Error(`${program.name}: unexpected health body ${body}`);
+          } else {
+            lastProblem = `status ${response.status}: ${body.slice(0, 200)}`;
+          }
+        } catch (error) {
+          if (firstOkMs !== undefined) throw error;
+          lastProblem = String(error);
+        }
+        if (firstOkMs === undefined) await Bun.sleep(POLL_INTERVAL_MS);
+      }
+
+      const answeredAt = performance.now();
+      let idleRssKiB = 0;
+      for (const offset of RSS_SAMPLE_OFFSETS_MS) {
+        await Bun.sleep(Math.max(0, answeredAt + offset - performance.now()));
+        if (!child.running) throw new Error(`${program.name} exited while idle; output:\n${child.tail()}`);
+        idleRssKiB = Math.max(idleRssKiB, readRssKiB(child.pid));
+      }
+      const exitCode = await child.stop();
+      program.verify?.(dir);
+      return { firstOkMs, idleRssKiB, exitCode };
+    } finally {
+      if (child.running) await child.stop(2000);
+    }
+  } finally {
+    removeDir(dir);
+  }
+}
+
+async function main(): Promise<void> {
+  const runs = Math.round(envNumber('BENCH_STARTUP_RUNS', 11));
+  const svc = await resolveSvcBinary();
+  const bare = await buildBareServer();
+
+  // An empty directory means the defaults: port 8080. If that is taken, the runs keep their
+  // empty directories except for a two-line svc.toml naming another port (said below).
+  const defaultFree = isPortFree(DEFAULT_PORT);
+  const port = defaultFree ? DEFAULT_PORT : freePort();
+  const launchNote = defaultFree
+    ? 'fresh empty dir per run (first launch: svc writes svc.toml, data/api-token, data/svc.db; listens on the default 8080)'
+    : `port 8080 is busy: each fresh dir holds only "[api] port = ${port}" (svc still generates the token and database)`;
+
+  printSetup('startup: exec → first 200 from GET /api/health, idle RSS', svc, [
+    `baseline   : ${bare} (bare Bun.serve, compiled like svc)`,
+    `method     : ${runs} measured runs per program after 1 discarded warm-up, svc and bare alternating;`,
+    `             probe GET /api/health every ${POLL_INTERVAL_MS} ms from just before exec; idle RSS = max VmRSS`,
+    `             sampled ${RSS_SAMPLE_OFFSETS_MS.at(0)}–${RSS_SAMPLE_OFFSETS_MS.at(-1)} ms after the first 200; then SIGTERM`,
+    `             ${launchNote}`,
+    ...(runs < 10 ? [`WARNING    : BENCH_STARTUP_RUNS=${runs} is below the 10 runs the goal is judged on`] : []),
+  ]);
+
+  const svcProgram: Program = {
+    name: 'svc',
+    prepare(dir) {
+      if (!defaultFree) writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\n`);
+      return { cmd: [svc.path, '--dir', dir], env: childEnv(), port };
+    },
+    verify(dir) {
+      for (const file of ['svc.toml', 'data/api-token', 'data/svc.db']) {
+        if (!existsSync(join(dir, file))) throw new Error(`svc run left no ${file}: not the first launch this bench means to measure`);
+      }
+    },
+  };
+  const bareProgram: Program = {
+    name: 'bare',
+    prepare: () => ({ cmd: [bare], env: childEnv({ BARE_PORT: String(port) }), port }),
+  };
+
+  const results: Record<'svc' | 'bare', Launch[]> = { svc: [], bare: [] };
+  for (let run = 0; run <= runs; run++) {
+    const order = run % 2 === 0 ? [svcProgram, bareProgram] : [bareProgram, svcProgram];
+    const cells: string[] = [];
+    for (const program of order) {
+      const launch = await launchOnce(program);
+      if (launch.exitCode !== 0) throw new Error(`${program.name} exited with ${launch.exitCode} on SIGTERM (expected a clean 0)`);
+      if (run > 0) results[program.name as 'svc' | 'bare'].push(launch);
+      cells.push(`${program.name} ${fixed(launch.firstOkMs)} ms ${fixed(launch.idleRssKiB / 1024)} MiB`);
+    }
+    console.log(`${run === 0 ? 'warm-up' : `run ${String(run).padStart(2)}`}: ${cells.join('   ')}`);
+  }
+
+  const ms = (launches: Launch[]) => launches.map((l) => l.firstOkMs);
+  const mib = (launches: Launch[]) => launches.map((l) => l.idleRssKiB / 1024);
+  const svcMs = ms(results.svc);
+  const bareMs = ms(results.bare);
+  const svcMiB = mib(results.svc);
+  const bareMiB = mib(results.bare);
+  const ratio = (a: number, b: number) => fixed(a / b, 2);
+
+  const rows = [
+    ['exec → first 200, median', `${fixed(median(svcMs))} ms`, `goal ≤ ${GOAL_FIRST_200_MS} ms`, ratio(median(svcMs), GOAL_FIRST_200_MS)],
+    ['exec → first 200, median', `${fixed(median(svcMs))} ms`, `bare Bun.serve ${fixed(median(bareMs))} ms`, ratio(median(svcMs), median(bareMs))],
+    ['exec → first 200, min', `${fixed(min(svcMs))} ms`, `bare Bun.serve ${fixed(min(bareMs))} ms`, ratio(min(svcMs), min(bareMs))],
+    ['exec → first 200, p90', `${fixed(percentile(svcMs, 90))} ms`, `bare Bun.serve ${fixed(percentile(bareMs, 90))} ms`, ratio(percentile(svcMs, 90), percentile(bareMs, 90))],
+    ['idle RSS, median', `${fixed(median(svcMiB))} MiB`, `goal ≤ ${GOAL_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), GOAL_IDLE_RSS_MIB)],
+    ['idle RSS, median', `${fixed(median(svcMiB))} MiB`, `bare Bun.serve ${fixed(median(bareMiB))} MiB`, ratio(median(svcMiB), median(bareMiB))],
+    ['idle RSS, max of runs', `${fixed(max(svcMiB))} MiB`, `bare Bun.serve ${fixed(max(bareMiB))} MiB`, ratio(max(svcMiB), max(bareMiB))],
+  ];
+  console.log(`\nstartup, ${runs} runs each (ratio = svc / peer or limit; MiB = 2^20 bytes)\n`);
+  console.log(formatTable(['metric', 'svc', 'peer/limit', 'ratio'], rows));
+
+  const startupOk = median(svcMs) <= GOAL_FIRST_200_MS;
+  const rssOk = median(svcMiB) <= GOAL_IDLE_RSS_MIB;
+  console.log(`\ngoal first 200 ≤ ${GOAL_FIRST_200_MS} ms (median): ${startupOk ? 'MET' : 'MISSED'} (${fixed(median(svcMs))} ms)`);
+  console.log(`goal idle RSS ≤ ${GOAL_IDLE_RSS_MIB} MiB (median): ${rssOk ? 'MET' : 'MISSED'} (${fixed(median(svcMiB))} MiB)`);
+  if (process.env.BENCH_ENFORCE === '1' && !(startupOk && rssOk)) throw new Error('a startup goal was missed (BENCH_ENFORCE=1)');
+}
+
+runBench('startup.bench', benchTimeoutMs(300), main);
