@@ -6,6 +6,7 @@ import { renderDefaultToml } from '../config/render';
 import { writeFileAtomic } from '../config/write';
 import type { AnyRoute } from '../http/route';
 import type { Kernel } from '../kernel';
+import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
 import type { DashboardManifest, ModuleContext, SvcModule } from './module';
 
@@ -40,11 +41,12 @@ export class ModuleRegistry {
       if (module.errors) registerErrorCodes(module.errors);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
-      const config = module.configSchema ? loadModuleConfig(module, dir) : {};
+      const config = module.configSchema ? loadModuleConfig(module, dir, log) : {};
       const ctx: ModuleContext = { kernel, log, config, dir };
       await module.init?.(ctx);
       this.started.push({ module, ctx });
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
+      log.info({ version: module.version }, 'module loaded');
     }
   }
 
@@ -76,12 +78,14 @@ export class ModuleRegistry {
   }
 }
 
-function loadModuleConfig(module: SvcModule, dir: string): Record<string, Record<string, unknown>> {
+function loadModuleConfig(module: SvcModule, dir: string, log: Logger): Record<string, Record<string, unknown>> {
   const schema = module.configSchema!;
   const file = join(dir, `${module.id}.toml`);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
     writeFileAtomic(file, renderDefaultToml(schema, `${module.name} module configuration`));
   }
-  return parseTomlAgainst(schema, readFileSync(file, 'utf8'), file).value;
+  const { value, warnings } = parseTomlAgainst(schema, readFileSync(file, 'utf8'), file);
+  for (const warning of warnings) log.warn(warning);
+  return value;
 }

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { t } from 'elysia';
+import { RateLimiter } from '../../src/http/rate-limit';
+import { clientIp } from '../../src/http/server';
+import { defineRoute } from '../../src/http/route';
+import type { SvcModule } from '../../src/modules/module';
+import { expectErrorBody, startController, type TestController } from '../support/controller';
+
+describe('RateLimiter (pure, fake clock)', () => {
+  test('allows a burst of max, then refills at max per window', () => {
+    let now = 0;
+    const limiter = new RateLimiter(120, 60_000, () => now);
+    for (let i = 0; i < 120; i++) expect(limiter.take('a').ok).toBe(true);
+    const refused = limiter.take('a');
+    expect(refused).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(limiter.take('b').ok).toBe(true); // per key
+    now += 500; // one token every 500 ms at 120/min
+    expect(limiter.take('a').ok).toBe(true);
+    expect(limiter.take('a').ok).toBe(false);
+  });
+
+  test('Retry-After grows with a slow refill', () => {
+    let now = 0;
+    const limiter = new RateLimiter(5, 60_000, () => now);
+    for (let i = 0; i < 5; i++) limiter.take('x');
+    expect(limiter.take('x')).toEqual({ ok: false, retryAfterSeconds: 12 });
+    now += 6_000;
+    expect(limiter.take('x')).toEqual({ ok: false, retryAfterSeconds: 6 });
+  });
+
+  test('0 means off; sweep forgets refilled buckets', () => {
+    expect(new RateLimiter(0).take('k').ok).toBe(true);
+    let now = 0;
+    const limiter = new RateLimiter(2, 1000, () => now);
+    limiter.take('k');
+    expect(limiter.size).toBe(1);
+    limiter.sweep();
+    expect(limiter.size).toBe(1);
+    now += 1000;
+    limiter.sweep();
+    expect(limiter.size).toBe(0);
+  });
+});
+
+describe('clientIp', () => {
+  const req = (xff?: string) => new Request('http://x/', { headers: xff ? { 'x-forwarded-for': xff } : {} });
+  test('ignores X-Forwarded-For unless trusted', () => {
+    expect(clientIp(req('1.2.3.4'), '127.0.0.1', false)).toBe('127.0.0.1');
+  });
+  test('when trusted, takes the right-most entry (the one the proxy added)', () => {
+    expect(clientIp(req('6.6.6.6, 1.2.3.4'), '127.0.0.1', true)).toBe('1.2.3.4');
+    expect(clientIp(req(), '127.0.0.1', true)).toBe('127.0.0.1');
+  });
+});
+
+/** A module route with the per-route limit hook (the stress routes use 5/min). */
+const limitedModule: SvcModule = {
+  id: 'limited',
+  name: 'Limited',
+  version: '1.0.0',
+  description: 'test module with a rate-limited route',
+  routes: () => [
+    defineRoute({
+      method: 'POST',
+      path: '/api/limited/go',
+      auth: 'admin',
+      tag: 'test',
+      summary: 'rate limited',
+      rateLimit: { max: 5, windowMs: 60_000 },
+      response: { 200: t.Object({ ok: t.Boolean() }) },
+      handler: () => ({ ok: true }),
+    }),
+  ],
+};
+
+describe('HTTP rate limits', () => {
+  let c: TestController;
+  beforeAll(async () => {
+    c = await startController({ rateLimit: 10, apiToml: 'service_rate_limit = 30\ntrust_forwarded_for = true', modules: [limitedModule] });
+  });
+  afterAll(() => c.stop());
+
+  test('the public budget answers 429 with the error body and Retry-After', async () => {
+    const ip = { 'x-forwarded-for': '10.0.0.1' };
+    for (let i = 0; i < 10; i++) expect((await c.api('/api/health', { token: null, headers: ip })).status).toBe(200);
+    const res = await c.api('/api/health', { token: null, headers: ip });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('RATE_LIMITED');
+    // Another client is not affected; invalid tokens count against the public budget too.
+    expect((await c.api('/api/health', { token: null, headers: { 'x-forwarded-for': '10.0.0.2' } })).status).toBe(200);
+  });
+
+  test('service and cluster tokens have their own, larger budget on the same address', async () => {
+    const ip = { 'x-forwarded-for': '10.0.0.3' };
+    for (let i = 0; i < 10; i++) await c.api('/api/health', { token: null, headers: ip });
+    expect((await c.api('/api/health', { token: null, headers: ip })).status).toBe(429);
+    for (let i = 0; i < 30; i++) expect((await c.api('/api/metrics', { token: c.service, headers: ip })).status).toBe(200);
+    expect((await c.api('/api/metrics', { token: c.service, headers: ip })).status).toBe(429);
+    // A master token is not a network component: it stays on the public budget.
+    expect((await c.api('/api/config', { headers: ip })).status).toBe(429);
+  });
+
+  test('a route can carry a tighter limit of its own', async () => {
+    const ip = { 'x-forwarded-for': '10.0.0.4' };
+    for (let i = 0; i < 5; i++) expect((await c.api('/api/limited/go', { method: 'POST', headers: ip })).status).toBe(200);
+    const res = await c.api('/api/limited/go', { method: 'POST', headers: ip });
+    expect(res.status).toBe(429);
+    expect((await expectErrorBody(res)).message).toContain('5 requests per minute');
+    expect(Number(res.headers.get('retry-after'))).toBe(12);
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { t } from 'elysia';
+import { ApiError } from '../../src/errors';
+import { defineRoute } from '../../src/http/route';
+import type { SvcModule } from '../../src/modules/module';
+import { ModuleRegistry } from '../../src/modules/registry';
+import { expectErrorBody, startController, type TestController } from '../support/controller';
+
+const stopped: string[] = [];
+
+/** A complete module: config, migrations, error codes, routes, dashboard manifest, stop. */
+const notesModule: SvcModule = {
+  id: 'notes',
+  name: 'Notes',
+  version: '1.2.0',
+  description: 'keeps notes',
+  configSchema: t.Object({
+    notes: t.Object({ max_length: t.Integer({ minimum: 1, default: 140, description: 'longest note' }) }),
+  }),
+  migrations: [
+    { version: 1, name: 'notes', sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);' },
+    { version: 2, name: 'notes author', sql: "ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT '';" },
+  ],
+  errors: { NOTE_NOT_FOUND: 404 },
+  dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] },
+  routes: (ctx) => [
+    defineRoute({
+      method: 'POST',
+      path: '/api/notes',
+      auth: 'service',
+      tag: 'notes',
+      summary: 'add a note',
+      body: t.Object({ text: t.String({ minLength: 1 }) }),
+      response: { 201: t.Object({ id: t.Integer(), maxLength: t.Integer() }) },
+      handler: ({ body, set }) => {
+        const id = ctx.kernel.db.query<{ id: number }, [string]>('INSERT INTO notes (text) VALUES (?) RETURNING id').get(body.text)!.id;
+        set.status = 201;
+        return { id, maxLength: ctx.config.notes!.max_length as number };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/notes/:id',
+      auth: 'service',
+      tag: 'notes',
+      summary: 'one note',
+      params: t.Object({ id: t.Integer() }),
+      response: { 200: t.Object({ id: t.Integer(), text: t.String() }) },
+      handler: ({ params }) => {
+        const row = ctx.kernel.db.query<{ id: number; text: string }, [number]>('SELECT id, text FROM notes WHERE id = ?').get(params.id);
+        if (!row) throw new ApiError('NOTE_NOT_FOUND', `note ${params.id} does not exist`);
+        return row;
+      },
+    }),
+  ],
+  stop: () => void stopped.push('notes'),
+};
+
+describe('module interface', () => {
+  let c: TestController;
+  beforeAll(async () => {
+    c = await startController({ modules: [notesModule] });
+  });
+  afterAll(() => c.stop());
+
+  test('is listed active with its dashboard manifest', async () => {
+    expect(await (await c.api('/api/modules')).json()).toEqual({
+      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
+    });
+  });
+
+  test('its config file is written with commented defaults', () => {
+    const file = join(c.dir, 'config/modules/notes/notes.toml');
+    expect(existsSync(file)).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('# longest note');
+    expect(text).toContain('max_length = 140');
+  });
+
+  test('its migrations ran in its own scope and its routes work with auth and validation', async () => {
+    const scopes = c.controller.kernel.db.query<{ scope: string; version: number }, []>('SELECT scope, version FROM schema_migrations ORDER BY scope, version').all();
+    expect(scopes).toEqual([{ scope: 'core', version: 1 }, { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
+    const created = await c.api('/api/notes', { token: c.service, method: 'POST', json: { text: 'hello' } });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ id: 1, maxLength: 140 });
+    expect((await c.api('/api/notes', { token: null, method: 'POST', json: { text: 'x' } })).status).toBe(401);
+    expect((await c.api('/api/notes', { method: 'POST', json: { text: '' } })).status).toBe(400);
+    expect(await (await c.api('/api/notes/1')).json()).toEqual({ id: 1, text: 'hello' });
+  });
+
+  test('its error codes render with their status', async () => {
+    const res = await c.api('/api/notes/99');
+    expect(res.status).toBe(404);
+    expect(await expectErrorBody(res)).toEqual({ success: false, error: 'NOTE_NOT_FOUND', message: 'note 99 does not exist' });
+  });
+
+  test('its routes are in the OpenAPI document', async () => {
+    const doc = await (await c.api('/api/openapi.json')).json();
+    expect(doc.paths['/api/notes/{id}'].get['x-svc-auth']).toBe('service');
+  });
+
+  test('MODULE_LOADED is published at start; stop runs the module stop hook', async () => {
+    const d = await startController({ modules: [notesModule] });
+    const entry = d.logs.find((line) => line.includes('module loaded'));
+    expect(entry).toContain('notes');
+    await d.stop();
+    expect(stopped).toContain('notes');
+  });
+});
+
+describe('ModuleRegistry validation', () => {
+  const base = { name: 'x', version: '1', description: 'x' };
+  test('refuses bad and duplicate ids, and the reserved core scope', () => {
+    expect(() => new ModuleRegistry([{ id: 'Bad Id', ...base }])).toThrow('must match');
+    expect(() => new ModuleRegistry([{ id: 'core', ...base }])).toThrow('reserved');
+    expect(() => new ModuleRegistry([{ id: 'a', ...base }, { id: 'a', ...base }])).toThrow('twice');
+  });
+});
