@@ -22,7 +22,10 @@ export class RouteTable {
     for (const socket of sockets) this.add('GET', socket.path, { kind: 'socket', socket });
   }
 
-  match(method: string, pathname: string): Endpoint | undefined {
+  match(rawMethod: string, rawPath: string): Endpoint | undefined {
+    // The framework answers HEAD with the GET handler and ignores one trailing slash.
+    const method = rawMethod === 'HEAD' ? 'GET' : rawMethod;
+    const pathname = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
     const exact = this.exact.get(`${method} ${pathname}`);
     if (exact) return exact;
     const entries = this.patterns.get(method);

@@ -77,10 +77,7 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
       const routeLimit = routeLimits.get(route)?.take(ip);
       if (routeLimit && !routeLimit.ok) throw tooMany(routeLimit.retryAfterSeconds, route.rateLimit!.max);
 
-      const verdict = auth.authorize(who, route.auth, route.scopes);
-      if (verdict === 'unauthorized') throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
-      if (verdict === 'invalid') throw new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
-      if (verdict === 'forbidden') throw new ApiError('FORBIDDEN', `this route needs ${route.auth} access; the presented token does not grant it`);
+      enforce(route, who);
 
       const length = Number(request.headers.get('content-length') ?? 0);
       const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -145,13 +142,26 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
     return errorBody('INTERNAL_ERROR', `internal error (ref ${ref}); the controller log has the details`);
   }
 
-  for (const route of options.routes) mountRoute(app, route, facts);
+  /** Refuses a caller the route's level does not admit. */
+  function enforce(route: AnyRoute, who: Identification): void {
+    const verdict = auth.authorize(who, route.auth, route.scopes);
+    if (verdict === 'unauthorized') throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    if (verdict === 'invalid') throw new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
+    if (verdict === 'forbidden') throw new ApiError('FORBIDDEN', `this route needs ${route.auth} access; the presented token does not grant it`);
+  }
+
+  for (const route of options.routes) mountRoute(app, route, facts, enforce);
   options.mountSockets(app);
   void httpLog;
   return app;
 }
 
-function mountRoute(app: AnyElysia, route: AnyRoute, facts: WeakMap<Request, RequestFacts>): void {
+function mountRoute(
+  app: AnyElysia,
+  route: AnyRoute,
+  facts: WeakMap<Request, RequestFacts>,
+  enforce: (route: AnyRoute, who: Identification) => void,
+): void {
   const hooks: Record<string, unknown> = { response: route.response, detail: { summary: route.summary, tags: [route.tag] } };
   if (route.params) hooks.params = route.params;
   if (route.query) hooks.query = route.query;
@@ -161,6 +171,9 @@ function mountRoute(app: AnyElysia, route: AnyRoute, facts: WeakMap<Request, Req
     route.path,
     ((c: { params: unknown; query: unknown; body: unknown; set: { status?: number | string; headers: Record<string, string | number> }; request: Request }) => {
       const f = facts.get(c.request);
+      // Fail closed: the framework may reach this handler by a spelling the guard's table did
+      // not resolve to this route (HEAD, a trailing slash, percent-encoding); check again here.
+      if (f?.route !== route) enforce(route, f?.who ?? null);
       const principal = f && f.who !== 'invalid' ? f.who : null;
       return route.handler({
         params: c.params,

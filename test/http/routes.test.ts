@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_TEXT } from '../../src/config/load';
-import { startController, expectErrorBody, waitFor, type TestController } from '../support/controller';
+import { startController, expectErrorBody, readJson, waitFor, type TestController } from '../support/controller';
 
 let c: TestController;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ describe('GET /api/health', () => {
   test('answers without a token with the version from package.json', async () => {
     const res = await c.api('/api/health', { token: null });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await readJson(res);
     const pkg = JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8'));
     expect(body).toEqual({ status: 'ok', version: pkg.version, uptimeSeconds: expect.any(Number), services: 0, apiEnabled: true });
     expect(pkg.version).toBe('0.13.0');
@@ -31,7 +31,7 @@ describe('unknown routes', () => {
 
 describe('POST /api/tokens and GET /api/tokens/scopes', () => {
   test('scopes are the sorted spec list without INSUFFICIENT_SCOPE-era extras', async () => {
-    const body = await (await c.api('/api/tokens/scopes')).json();
+    const body = await readJson(await c.api('/api/tokens/scopes'));
     expect(body.scopes).toEqual([
       'admin', 'audit:read', 'cluster:read', 'cluster:write', 'config:read', 'config:write', 'files:read',
       'files:write', 'groups:read', 'groups:write', 'metrics:read', 'services:read', 'services:write',
@@ -41,14 +41,14 @@ describe('POST /api/tokens and GET /api/tokens/scopes', () => {
   test('mints a JWT that opens exactly what its scopes allow', async () => {
     const res = await c.api('/api/tokens', { method: 'POST', json: { subject: 'grafana', scopes: ['metrics:read'], expiresInSeconds: 600 } });
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toMatchObject({ success: true, subject: 'grafana', scopes: ['metrics:read'] });
     expect(Date.parse(body.expiresAt) - Date.now()).toBeGreaterThan(590_000);
     expect((await c.api('/api/metrics', { token: body.token })).status).toBe(200);
     const refused = await c.api('/api/config', { token: body.token });
     expect(refused.status).toBe(403);
     expect((await expectErrorBody(refused)).error).toBe('FORBIDDEN');
-    const audit = await (await c.api('/api/audit?action=TOKEN_ISSUED')).json();
+    const audit = await readJson(await c.api('/api/audit?action=TOKEN_ISSUED'));
     expect(audit.entries[0]).toMatchObject({ actor: 'api:admin', action: 'TOKEN_ISSUED', target: 'grafana' });
     expect(audit.entries[0].details).not.toContain(body.token);
   });
@@ -114,7 +114,7 @@ describe('GET and PATCH /api/config', () => {
     const before = readFileSync(file, 'utf8');
     const res = await c.api('/api/config', { method: 'PATCH', json: { networkName: 'Skyblock Network', consoleLogEvents: false } });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toMatchObject({ success: true, updated: ['networkName', 'consoleLogEvents'] });
     expect(body.config).toMatchObject({ networkName: 'Skyblock Network', consoleLogEvents: false });
     const after = readFileSync(file, 'utf8');
@@ -122,8 +122,8 @@ describe('GET and PATCH /api/config', () => {
     expect(after).toContain('log_events = false');
     // The harness file had no [network]/[console] sections: they were appended, the rest kept.
     expect(after.startsWith(before.trimEnd())).toBe(true);
-    expect((await (await c.api('/api/config')).json()).networkName).toBe('Skyblock Network');
-    const audit = await (await c.api('/api/audit?action=CONFIG_UPDATED')).json();
+    expect((await readJson(await c.api('/api/config'))).networkName).toBe('Skyblock Network');
+    const audit = await readJson(await c.api('/api/audit?action=CONFIG_UPDATED'));
     expect(audit.entries[0]).toMatchObject({ actor: 'api:admin', details: 'networkName=Skyblock Network, consoleLogEvents=false' });
   });
 
@@ -170,23 +170,23 @@ describe('GET /api/audit', () => {
     bus.publish('SERVICE_STOPPING', { service: 'Lobby-1' }); // audited only with an actor
     bus.publish('SERVICE_STOPPING', { service: 'Lobby-2' }, 'api:service');
 
-    const created = await (await c.api('/api/audit?action=GROUP_CREATED&limit=2')).json();
+    const created = await readJson(await c.api('/api/audit?action=GROUP_CREATED&limit=2'));
     expect(created.limit).toBe(2);
     expect(created.total).toBe(3);
     expect(created.entries.map((e: { target: string }) => e.target)).toEqual(['G2', 'G1']);
-    const next = await (await c.api('/api/audit?action=GROUP_CREATED&limit=2&offset=2')).json();
+    const next = await readJson(await c.api('/api/audit?action=GROUP_CREATED&limit=2&offset=2'));
     expect(next.entries.map((e: { target: string }) => e.target)).toEqual(['G0']);
 
-    const byConsole = await (await c.api('/api/audit?actor=console')).json();
+    const byConsole = await readJson(await c.api('/api/audit?actor=console'));
     expect(byConsole.entries).toEqual([{ timestamp: expect.any(String), actor: 'console', action: 'GROUP_DELETED', target: 'G0', details: 'group=G0' }]);
-    expect((await (await c.api('/api/audit?action=SERVICE_READY')).json()).total).toBe(0);
-    const stopping = await (await c.api('/api/audit?action=SERVICE_STOPPING')).json();
+    expect((await readJson(await c.api('/api/audit?action=SERVICE_READY'))).total).toBe(0);
+    const stopping = await readJson(await c.api('/api/audit?action=SERVICE_STOPPING'));
     expect(stopping.entries.map((e: { target: string }) => e.target)).toEqual(['Lobby-2']);
-    expect((await (await c.api('/api/audit?action=GROUP&actor=api:admin')).json()).total).toBe(0);
+    expect((await readJson(await c.api('/api/audit?action=GROUP&actor=api:admin'))).total).toBe(0);
 
-    expect((await (await c.api('/api/audit?limit=0')).json()).limit).toBe(1);
-    expect((await (await c.api('/api/audit?limit=100000')).json()).limit).toBe(500);
-    expect((await (await c.api('/api/audit')).json()).limit).toBe(50);
+    expect((await readJson(await c.api('/api/audit?limit=0'))).limit).toBe(1);
+    expect((await readJson(await c.api('/api/audit?limit=100000'))).limit).toBe(500);
+    expect((await readJson(await c.api('/api/audit'))).limit).toBe(50);
   });
 
   test('rejects a non-integer limit', async () => {
@@ -211,14 +211,14 @@ describe('GET /api/metrics', () => {
 
 describe('GET /api/modules', () => {
   test('lists the registry (no modules compiled in yet)', async () => {
-    expect(await (await c.api('/api/modules')).json()).toEqual({ modules: [] });
+    expect(await readJson(await c.api('/api/modules'))).toEqual({ modules: [] });
     expect((await c.api('/api/modules', { token: c.service })).status).toBe(403);
   });
 });
 
 describe('GET /api/openapi.json', () => {
   test('is OpenAPI 3.1 covering every route with its auth level', async () => {
-    const doc = await (await c.api('/api/openapi.json', { token: null })).json();
+    const doc = await readJson(await c.api('/api/openapi.json', { token: null }));
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.13.0');
     const operations = Object.entries(doc.paths as Record<string, Record<string, { 'x-svc-auth': string }>>).flatMap(([path, ops]) =>
@@ -238,7 +238,7 @@ describe('POST /api/shutdown', () => {
   test('answers 202 and asks the controller to stop', async () => {
     const res = await c.api('/api/shutdown', { method: 'POST' });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ success: true, message: 'shutting down' });
+    expect(await readJson(res)).toEqual({ success: true, message: 'shutting down' });
     expect(c.shutdownRequests).toEqual(['shutdown requested through the API']);
   });
 

@@ -6,7 +6,7 @@ import { ApiError } from '../../src/errors';
 import { defineRoute } from '../../src/http/route';
 import type { SvcModule } from '../../src/modules/module';
 import { ModuleRegistry } from '../../src/modules/registry';
-import { expectErrorBody, startController, type TestController } from '../support/controller';
+import { expectErrorBody, readJson, startController, type TestController } from '../support/controller';
 
 const stopped: string[] = [];
 
@@ -66,7 +66,7 @@ describe('module interface', () => {
   afterAll(() => c.stop());
 
   test('is listed active with its dashboard manifest', async () => {
-    expect(await (await c.api('/api/modules')).json()).toEqual({
+    expect(await readJson(await c.api('/api/modules'))).toEqual({
       modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
     });
   });
@@ -84,10 +84,10 @@ describe('module interface', () => {
     expect(scopes).toEqual([{ scope: 'core', version: 1 }, { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
     const created = await c.api('/api/notes', { token: c.service, method: 'POST', json: { text: 'hello' } });
     expect(created.status).toBe(201);
-    expect(await created.json()).toEqual({ id: 1, maxLength: 140 });
+    expect(await readJson(created)).toEqual({ id: 1, maxLength: 140 });
     expect((await c.api('/api/notes', { token: null, method: 'POST', json: { text: 'x' } })).status).toBe(401);
     expect((await c.api('/api/notes', { method: 'POST', json: { text: '' } })).status).toBe(400);
-    expect(await (await c.api('/api/notes/1')).json()).toEqual({ id: 1, text: 'hello' });
+    expect(await readJson(await c.api('/api/notes/1'))).toEqual({ id: 1, text: 'hello' });
   });
 
   test('its error codes render with their status', async () => {
@@ -97,7 +97,7 @@ describe('module interface', () => {
   });
 
   test('its routes are in the OpenAPI document', async () => {
-    const doc = await (await c.api('/api/openapi.json')).json();
+    const doc = await readJson(await c.api('/api/openapi.json'));
     expect(doc.paths['/api/notes/{id}'].get['x-svc-auth']).toBe('service');
   });
 

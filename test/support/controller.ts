@@ -126,3 +126,8 @@ export async function expectErrorBody(response: Response): Promise<{ success: fa
   }
   return b as { success: false; message: string; error: string };
 }
+
+/** Parses a JSON response for assertions; test code inspects arbitrary JSON shapes. */
+export async function readJson(response: Response): Promise<ReturnType<typeof JSON.parse>> {
+  return JSON.parse(await response.text());
+}

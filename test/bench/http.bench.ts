@@ -1,0 +1,297 @@
+/**
+ * HTTP throughput benchmark: requests/s of GET /api/health and authenticated GET /api/config
+ * served by the compiled controller (rate_limit = 0), against a bare compiled Bun.serve
+ * (bare-server.ts) answering the same JSON bodies, with the same load generator, in the same
+ * run. Servers and generator are separate processes; rounds alternate svc and bare.
+ *
+ *   bun run bench http
+ *   BENCH_ROUNDS=3 BENCH_WARMUP_S=3 BENCH_DURATION_S=5 BENCH_CONCURRENCY=32
+ *   BENCH_LOADGEN=auto|fetch|wrk   auto = wrk when it is on PATH, else loadgen.ts (keep-alive fetch)
+ *   BENCH_ENFORCE=1                exit 1 when the goal is missed
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadResult } from './loadgen';
+import {
+  BENCH_DIR,
+  benchTimeoutMs,
+  buildBareServer,
+  Child,
+  childEnv,
+  envNumber,
+  fixed,
+  formatTable,
+  get,
+  listeningPort,
+  makeTempDir,
+  max,
+  median,
+  min,
+  printSetup,
+  readCpuSeconds,
+  readRssKiB,
+  resolveSvcBinary,
+  runBench,
+} from './lib';
+
+const TOKEN = 'bench-token-0123456789abcdef';
+/** Goal: svc serves GET /api/health at no less than this share of the bare Bun.serve rate. */
+const GOAL_HEALTH_SHARE = 0.5;
+
+interface Endpoint {
+  name: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /api/health', path: '/api/health', headers: {} },
+  { name: 'GET /api/config (Bearer)', path: '/api/config', headers: { Authorization: `Bearer ${TOKEN}` } },
+];
+
+interface Server {
+  name: 'svc' | 'bare';
+  child: Child;
+  base: string;
+}
+
+interface Measurement {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Fractions of one core during the counted window. */
+  serverCpu: number;
+  generatorCpu: number;
+  responseBytes: number;
+}
+
+interface Settings {
+  loadgen: 'fetch' | 'wrk';
+  wrk: string | null;
+  concurrency: number;
+  warmupS: number;
+  durationS: number;
+}
+
+function checkClean(what: string, requests: number, non200: number, errors: number, detail: string): void {
+  if (requests === 0) throw new Error(`${what}: no successful request in the counted window (${detail})`);
+  if (non200 > 0 || errors > 0) throw new Error(`${what}: ${non200} non-200 responses and ${errors} failed requests (${detail})`);
+}
+
+/** One counted run of loadgen.ts against one server and endpoint. */
+async function measureWithFetch(server: Server, endpoint: Endpoint, settings: Settings): Promise<Measurement> {
+  const args = [
+    process.execPath,
+    join(BENCH_DIR, 'loadgen.ts'),
+    '--url',
+    server.base + endpoint.path,
+    '--concurrency',
+    String(settings.concurrency),
+    '--warmup',
+    String(settings.warmupS),
+    '--duration',
+    String(settings.durationS),
+  ];
+  for (const [name, value] of Object.entries(endpoint.headers)) args.push('--header', `${name}: ${value}`);
+  const generator = new Child('loadgen', args, { env: childEnv() });
+  try {
+    const limit = (settings.warmupS + settings.durationS + 20) * 1000;
+    const event = (name: string) => (line: string) => (line === JSON.stringify({ event: name }) ? true : undefined);
+    await generator.waitForLine(event('measure-start'), limit, 'measure-start');
+    const cpu0 = readCpuSeconds(server.child.pid);
+    const t0 = performance.now();
+    await generator.waitForLine(event('measure-end'), limit, 'measure-end');
+    const serverCpu = (readCpuSeconds(server.child.pid) - cpu0) / ((performance.now() - t0) / 1000);
+    const result = await generator.waitForLine(
+      (line) => (line.startsWith('{"event":"result"') ? (JSON.parse(line) as LoadResult) : undefined),
+      limit,
+      'result',
+    );
+    const code = await generator.stop();
+    if (code !== 0) throw new Error(`loadgen exited with ${code}:\n${generator.tail()}`);
+    checkClean(`${server.name} ${endpoint.name}`, result.requests, result.non200, result.errors, result.firstNon200 ?? result.firstError ?? '');
+    return {
+      rps: result.rps,
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      serverCpu,
+      generatorCpu: result.cpuCores,
+      responseBytes: result.responseBytes,
+    };
+  } finally {
+    if (generator.running) await generator.stop(2000);
+  }
+}
+
+/** wrk latency cell ("812.00us", "1.20ms", "1.01s") in ms. */
+function wrkMs(text: string | undefined): number {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text ?? '');
+  if (!match) return Number.NaN;
+  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+  return Number(match[1]) * (scale[match[2]!] ?? Number.NaN);
+}
+
+async function runWrk(settings: Settings, server: Server, endpoint: Endpoint, seconds: number): Promise<{ out: string; cpuSeconds: number }> {
+  const args = [settings.wrk!, '-t1', `-c${settings.concurrency}`, `-d${seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(endpoint.headers)) args.push('-H', `${name}: ${value}`);
+  args.push(server.base + endpoint.path);
+  const wrk = new Child('wrk', args, { env: childEnv() });
+  try {
+    const exited = await Promise.race([wrk.proc.exited.then(() => true), Bun.sleep((seconds + 20) * 1000).then(() => false)]);
+    if (!exited) throw new Error(`wrk did not finish within ${seconds + 20} s:\n${wrk.tail()}`);
+    await Bun.sleep(20); // let the pumps take the last lines
+    if (wrk.proc.exitCode !== 0) throw new Error(`wrk exited with ${wrk.proc.exitCode}:\n${wrk.tail()}`);
+    const usage = wrk.proc.resourceUsage();
+    return { out: wrk.tail(60), cpuSeconds: usage ? Number(usage.cpuTime.total) / 1e6 : Number.NaN };
+  } finally {
+    await wrk.stop(2000);
+  }
+}
+
+async function measureWithWrk(server: Server, endpoint: Endpoint, settings: Settings): Promise<Measurement> {
+  await runWrk(settings, server, endpoint, settings.warmupS);
+  const cpu0 = readCpuSeconds(server.child.pid);
+  const t0 = performance.now();
+  const { out, cpuSeconds } = await runWrk(settings, server, endpoint, settings.durationS);
+  const wall = (performance.now() - t0) / 1000;
+  const serverCpu = (readCpuSeconds(server.child.pid) - cpu0) / wall;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non200 = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  checkClean(`${server.name} ${endpoint.name}`, requests, non200, errors, out);
+  if (!Number.isFinite(rps)) throw new Error(`no Requests/sec in wrk output:\n${out}`);
+  return {
+    rps,
+    p50Ms: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1]),
+    p99Ms: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1]),
+    serverCpu,
+    generatorCpu: cpuSeconds / wall,
+    responseBytes: Number.NaN,
+  };
+}
+
+async function startSvc(binary: string): Promise<Server> {
+  const dir = makeTempDir('svc-bench-http-');
+  writeFileSync(join(dir, 'svc.toml'), ['[api]', 'port = 0', `token = "${TOKEN}"`, 'rate_limit = 0', ''].join('\n'));
+  const child = new Child('svc', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }), cwd: dir });
+  const port = await child.waitForLine((line) => listeningPort(line, 'API listening on'), 15_000, '"API listening on" log line');
+  return { name: 'svc', child, base: `http://127.0.0.1:${port}` };
+}
+
+async function startBare(binary: string, configFile: string): Promise<Server> {
+  const child = new Child('bare', [binary], { env: childEnv({ BARE_PORT: '0', BARE_CONFIG: configFile, BARE_TOKEN: TOKEN }) });
+  const port = await child.waitForLine((line) => listeningPort(line, 'bare listening'), 15_000, '"bare listening" line');
+  return { name: 'bare', child, base: `http://127.0.0.1:${port}` };
+}
+
+async function main(): Promise<void> {
+  const requested = process.env.BENCH_LOADGEN ?? 'auto';
+  if (!['auto', 'fetch', 'wrk'].includes(requested)) throw new Error(`BENCH_LOADGEN=${requested}: expected auto, fetch or wrk`);
+  const wrk = Bun.which('wrk');
+  if (requested === 'wrk' && !wrk) throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH');
+  const settings: Settings = {
+    loadgen: requested === 'fetch' || !wrk ? 'fetch' : 'wrk',
+    wrk,
+    concurrency: Math.round(envNumber('BENCH_CONCURRENCY', 32)),
+    warmupS: envNumber('BENCH_WARMUP_S', 3),
+    durationS: envNumber('BENCH_DURATION_S', 5),
+  };
+  const rounds = Math.round(envNumber('BENCH_ROUNDS', 3));
+
+  const svcBinary = await resolveSvcBinary();
+  const bareBinary = await buildBareServer();
+  const generatorText =
+    settings.loadgen === 'wrk'
+      ? `${wrk} -t1 -c${settings.concurrency} (wrk on PATH)`
+      : `test/bench/loadgen.ts in its own bun process: ${settings.concurrency} concurrent keep-alive fetch loops${wrk ? ' (BENCH_LOADGEN=fetch)' : ' (wrk is not on PATH)'}`;
+  printSetup('http: requests/s, svc vs bare Bun.serve', svcBinary, [
+    `baseline   : ${bareBinary} (bare Bun.serve, compiled like svc, same JSON bodies)`,
+    `generator  : ${generatorText}`,
+    `method     : ${rounds} rounds; each endpoint × server: ${settings.warmupS} s warm-up (not counted) + ${settings.durationS} s counted;`,
+    `             svc and bare alternate (ABBA order); every process separate; svc with rate_limit = 0; medians reported`,
+    ...(rounds < 3 ? [`WARNING    : BENCH_ROUNDS=${rounds} is below the 3 rounds the goal is judged on`] : []),
+  ]);
+
+  const svc = await startSvc(svcBinary.path);
+  const health = await get(`${svc.base}/api/health`);
+  const config = await get(`${svc.base}/api/config`, { Authorization: `Bearer ${TOKEN}` });
+  const unauthorized = await get(`${svc.base}/api/config`);
+  if (health.status !== 200 || config.status !== 200) throw new Error(`svc answered health ${health.status}, config ${config.status}: ${config.body.slice(0, 300)}`);
+  if (unauthorized.status !== 401) throw new Error(`svc answered GET /api/config without a token with ${unauthorized.status}, expected 401`);
+  const configFile = join(makeTempDir('svc-bench-http-bodies-'), 'config.json');
+  writeFileSync(configFile, config.body);
+
+  const bare = await startBare(bareBinary, configFile);
+  const bareHealth = await get(`${bare.base}/api/health`);
+  const bareConfig = await get(`${bare.base}/api/config`, { Authorization: `Bearer ${TOKEN}` });
+  const keys = (body: string) => Object.keys(JSON.parse(body) as object).join(',');
+  if (bareHealth.status !== 200 || keys(bareHealth.body) !== keys(health.body)) throw new Error(`bare health differs: ${bareHealth.body} vs ${health.body}`);
+  if (bareConfig.status !== 200 || bareConfig.body !== config.body) throw new Error('bare config body differs from the controller’s');
+  console.log(`bodies     : health ${health.body.length} B, config ${config.body.length} B (bare serves the same; identical config bytes)\n`);
+
+  const results = new Map<string, Measurement[]>();
+  const key = (server: Server, endpoint: Endpoint) => `${server.name} ${endpoint.name}`;
+  const measure = settings.loadgen === 'wrk' ? measureWithWrk : measureWithFetch;
+  for (let round = 1; round <= rounds; round++) {
+    for (const [index, endpoint] of ENDPOINTS.entries()) {
+      // ABBA: who goes first flips with every endpoint and round.
+      const order = (round + index) % 2 === 1 ? [svc, bare] : [bare, svc];
+      for (const server of order) {
+        if (!server.child.running) throw new Error(`${server.name} died:\n${server.child.tail()}`);
+        const m = await measure(server, endpoint, settings);
+        const list = results.get(key(server, endpoint)) ?? [];
+        list.push(m);
+        results.set(key(server, endpoint), list);
+        console.log(
+          `round ${round} ${server.name.padEnd(4)} ${endpoint.name.padEnd(24)} ${fixed(m.rps, 0).padStart(7)} req/s` +
+            `  p50 ${fixed(m.p50Ms, 2)} ms  p99 ${fixed(m.p99Ms, 2)} ms  server CPU ${fixed(m.serverCpu * 100, 0)}%  generator CPU ${fixed(m.generatorCpu * 100, 0)}%`,
+        );
+      }
+    }
+  }
+  const svcRssMiB = readRssKiB(svc.child.pid) / 1024;
+
+  const of = (server: Server, endpoint: Endpoint): Measurement[] => results.get(key(server, endpoint)) ?? [];
+  const rps = (list: Measurement[]) => median(list.map((m) => m.rps));
+  const rows = ENDPOINTS.map((endpoint) => {
+    const s = rps(of(svc, endpoint));
+    const b = rps(of(bare, endpoint));
+    return [endpoint.name, fixed(s, 0), fixed(b, 0), fixed(s / b, 2)];
+  });
+  console.log(`\nhttp, median of ${rounds} rounds × ${settings.durationS} s, ${settings.concurrency} connections (ratio = svc / bare)\n`);
+  console.log(formatTable(['endpoint', 'svc req/s', 'bare Bun.serve req/s', 'ratio'], rows));
+
+  const detail = ENDPOINTS.flatMap((endpoint) =>
+    [svc, bare].map((server) => {
+      const list = of(server, endpoint);
+      const rates = list.map((m) => m.rps);
+      return [
+        endpoint.name,
+        server.name,
+        `${fixed(min(rates), 0)}–${fixed(max(rates), 0)}`,
+        fixed(median(list.map((m) => m.p50Ms)), 2),
+        fixed(median(list.map((m) => m.p99Ms)), 2),
+        `${fixed(median(list.map((m) => m.serverCpu)) * 100, 0)}%`,
+        `${fixed(median(list.map((m) => m.generatorCpu)) * 100, 0)}%`,
+      ];
+    }),
+  );
+  console.log('\ndetail (medians; CPU as % of one core during the counted window)\n');
+  console.log(formatTable(['endpoint', 'server', 'req/s range', 'p50 ms', 'p99 ms', 'server CPU', 'generator CPU'], detail));
+  console.log(`\nsvc RSS after the load: ${fixed(svcRssMiB)} MiB`);
+
+  const healthEndpoint = ENDPOINTS[0]!;
+  const share = rps(of(svc, healthEndpoint)) / rps(of(bare, healthEndpoint));
+  const met = share >= GOAL_HEALTH_SHARE;
+  console.log(`goal GET /api/health ≥ ${GOAL_HEALTH_SHARE} × bare Bun.serve: ${met ? 'MET' : 'MISSED'} (${fixed(share, 2)} ×)`);
+
+  for (const server of [svc, bare]) {
+    const code = await server.child.stop();
+    if (code !== 0) throw new Error(`${server.name} exited with ${code} on SIGTERM (expected 0):\n${server.child.tail()}`);
+  }
+  if (process.env.BENCH_ENFORCE === '1' && !met) throw new Error('the http goal was missed (BENCH_ENFORCE=1)');
+}
+
+runBench('http.bench', benchTimeoutMs(600), main);
