@@ -84,21 +84,26 @@ function init(dir: string, configPath: string): number {
 }
 
 async function runController(dir: string, configPath: string): Promise<number> {
-  let controller: Controller;
+  // Signals are handled from the first moment: one that arrives while the controller is still
+  // starting stops it as soon as the start completes. A second signal means "now".
+  let controller: Controller | undefined;
+  let pendingSignal: NodeJS.Signals | undefined;
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => void controller!.stop(`signal ${signal}`).then(() => process.exit(0));
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(1);
+    if (controller) stop(signal);
+    else pendingSignal = signal;
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     controller = await Controller.start({ dir, configPath });
   } catch (error) {
     return reportStartError(error);
   }
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    // A second signal means "now": never let a stuck stop keep the process alive.
-    if (signals > 1) process.exit(1);
-    void controller.stop(`signal ${signal}`).then(() => process.exit(0));
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (pendingSignal) stop(pendingSignal);
   return new Promise<number>(() => {
     /* runs until a signal or POST /api/shutdown exits the process */
   });

@@ -107,7 +107,7 @@ async function measureWithFetch(server: Server, endpoint: Endpoint, settings: Se
       limit,
       'result',
     );
-    const code = await generator.stop();
+    const code = await generator.waitExit(10_000);
     if (code !== 0) throw new Error(`loadgen exited with ${code}:\n${generator.tail()}`);
     checkClean(`${server.name} ${endpoint.name}`, result.requests, result.non200, result.errors, result.firstNon200 ?? result.firstError ?? '');
     return {

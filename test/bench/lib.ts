@@ -61,8 +61,10 @@ export function runBench(name: string, timeoutMs: number, main: () => Promise<vo
     if (settled) return;
     settled = true;
     console.error(`\n${name}: FAILED: ${why}`);
+    const exits = [...liveChildren].map((proc) => proc.exited);
     cleanupAll();
-    process.exit(code);
+    // Reap the killed children (briefly) so none is left behind as a zombie.
+    void Promise.race([Promise.all(exits), Bun.sleep(2000)]).then(() => process.exit(code));
   };
   const watchdog = setTimeout(() => fail(`timed out after ${Math.round(timeoutMs / 1000)} s (set BENCH_TIMEOUT_S to change)`), timeoutMs);
   process.on('SIGINT', () => fail('interrupted (SIGINT)', 130));
@@ -190,6 +192,13 @@ export class Child {
         setTimeout(() => finish(new Error(`${this.label}: exited (${code}) before ${what}; output:\n${this.tail()}`)), 50);
       });
     });
+  }
+
+  /** Waits up to timeoutMs for the process to end by itself, then stops it; resolves with the exit code. */
+  async waitExit(timeoutMs: number): Promise<number | null> {
+    await Promise.race([this.proc.exited, Bun.sleep(timeoutMs)]);
+    if (this.running) console.error(`  ${this.label} (pid ${this.pid}) still running ${timeoutMs} ms after it should have ended: stopping it`);
+    return this.stop(2000);
   }
 
   /** SIGTERM, then SIGKILL after graceMs; resolves with the exit code (null when killed by a signal). */

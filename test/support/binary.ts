@@ -1,0 +1,68 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { binaryName, buildTarget, hostTarget } from '../../build';
+
+let built: Promise<string> | undefined;
+
+/**
+ * The compiled `svc` for this machine, built once per test run into a temp folder (the
+ * binary is self-contained; SVC_TEST_BINARY points at a prebuilt one instead).
+ */
+export function svcBinary(): Promise<string> {
+  const prebuilt = process.env.SVC_TEST_BINARY;
+  if (prebuilt && existsSync(prebuilt)) return Promise.resolve(prebuilt);
+  built ??= buildTarget(hostTarget(), join(mkdtempSync(join(tmpdir(), 'svc-bin-')), binaryName(hostTarget())));
+  return built;
+}
+
+/** Lines of a child's stream, collected as they arrive; `waitForLine` blocks until one matches. */
+export class LineCollector {
+  readonly lines: string[] = [];
+  private partial = '';
+  private waiters: (() => void)[] = [];
+  ended = false;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    void this.pump(stream);
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const parts = (this.partial + decoder.decode(chunk, { stream: true })).split('\n');
+      this.partial = parts.pop() ?? '';
+      this.lines.push(...parts);
+      this.wake();
+    }
+    if (this.partial) this.lines.push(this.partial);
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  async waitForLine(match: (line: string) => boolean, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.find(match);
+      if (found !== undefined) return found;
+      if (this.ended) throw new Error(`stream ended without the expected line; got:\n${this.lines.join('\n')}`);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(`timed out waiting for a line; got:\n${this.lines.join('\n')}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  get text(): string {
+    return this.lines.join('\n') + (this.partial ? `\n${this.partial}` : '');
+  }
+}
