@@ -165,7 +165,9 @@ export class Controller {
       sockets: this.sockets,
       mountSockets: (elysia) => mountEventsSocket(elysia, kernel, this.heartbeat),
     });
-    app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING });
+    // Never share the port with another process (the framework would default to SO_REUSEPORT,
+    // silently splitting traffic between two controllers).
+    app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING, reusePort: false, development: false });
     this.server = app;
     if (config.api.allowed_origins.length === 0) {
       const message = '[api] allowed_origins is empty: any browser origin may call the API';

@@ -104,9 +104,10 @@ async function runController(dir: string, configPath: string): Promise<number> {
     return reportStartError(error);
   }
   if (pendingSignal) stop(pendingSignal);
-  return new Promise<number>(() => {
-    /* runs until a signal or POST /api/shutdown exits the process */
-  });
+  // The process runs until a signal or POST /api/shutdown exits it, even with nothing else
+  // holding the event loop open (the API can be disabled).
+  setInterval(() => undefined, 1 << 30);
+  return new Promise<number>(() => undefined);
 }
 
 function reportStartError(error: unknown): number {

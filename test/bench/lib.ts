@@ -248,6 +248,35 @@ export function readCpuSeconds(pid: number): number {
   return (utime + stime) / clockTicks;
 }
 
+/** CPU seconds the whole machine has spent busy (not idle or waiting on I/O), all cores. */
+export function readMachineBusySeconds(): number {
+  clockTicks ??= Number(runQuick(['getconf', 'CLK_TCK'])) || 100;
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = ticks.reduce((sum, n) => sum + n, 0);
+  return (total - (ticks[3] ?? 0) - (ticks[4] ?? 0)) / clockTicks;
+}
+
+/**
+ * How busy the machine is without us: cores used over `ms`. Benchmarks on a shared 2-core
+ * machine are noisy when this is high, so each bench prints it before it starts.
+ */
+export async function backgroundLoad(ms = 1000): Promise<number> {
+  const busy0 = readMachineBusySeconds();
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Bun.sleep(ms);
+  const self = process.cpuUsage(self0);
+  const seconds = (performance.now() - t0) / 1000;
+  return Math.max(0, (readMachineBusySeconds() - busy0 - (self.user + self.system) / 1e6) / seconds);
+}
+
+export function loadLine(label: string, cores: number): string {
+  const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const warn = cores > 0.15 ? '  WARNING: other processes are using CPU; results will be noisy' : '';
+  return `${label}: other processes ${fixed(cores * 100, 0)}% of a core over 1 s; loadavg ${loadavg}${warn}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ports and HTTP
 

@@ -132,6 +132,19 @@ describe('svc (compiled binary)', () => {
     expect(await second.child.exited).toBe(0);
   }, 30_000);
 
+  test('a port already in use stops the start with a clear message, never a shared port', async () => {
+    const dir = initOnFreePort();
+    const { child, url } = await startBinary(dir);
+    const taken = new URL(url).port;
+    const other = emptyDir();
+    writeFileSync(join(other, 'svc.toml'), `[api]\nport = ${taken}\n`);
+    const second = run(['--dir', other]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('already in use');
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  }, 30_000);
+
   test('POST /api/shutdown answers 202 and the process exits 0', async () => {
     const dir = initOnFreePort();
     const { child, url } = await startBinary(dir, { SVC_API_TOKEN: 'e2e-token-from-the-environment' });

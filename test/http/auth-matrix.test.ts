@@ -6,6 +6,7 @@
  * Nothing here names a route: routes added later are covered without edits.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { SignJWT } from 'jose';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
 
 type Level = 'public' | 'cluster' | 'service' | 'admin';
@@ -173,10 +174,34 @@ async function check(sent: Sent, expected: Outcome): Promise<string | null> {
   return null;
 }
 
-/** Extra credentials per route: a JWT carrying only one of the route's own x-svc-scopes. */
-async function scopeCredentials(route: Route): Promise<{ name: string; token: string }[]> {
-  const out: { name: string; token: string }[] = [];
-  for (const scope of route.scopes) out.push({ name: `JWT with route scope ${scope}`, token: (await auth.mintJwt('matrix-scope', [scope], 3600)).token });
+/** Admin-scoped JWTs the controller did not sign: treated like any wrong token. */
+const forged: { name: string; token: string }[] = [
+  {
+    name: 'unsigned JWT (alg none, admin scope)',
+    token: `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(
+      JSON.stringify({ scopes: ['admin'], sub: 'forged', iss: 'svc', exp: Math.floor(Date.now() / 1000) + 3600 }),
+    ).toString('base64url')}.`,
+  },
+  {
+    name: 'JWT signed with another key (admin scope)',
+    token: await new SignJWT({ scopes: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('forged')
+      .setIssuer('svc')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(crypto.getRandomValues(new Uint8Array(32))),
+  },
+];
+
+/**
+ * Extra credentials per route: a JWT carrying only one of the route's own x-svc-scopes
+ * (which must open it: that is what x-svc-scopes promises), and the forged JWTs above.
+ */
+async function extraCredentials(route: Route): Promise<{ name: string; token: string; expected: Outcome }[]> {
+  const out: { name: string; token: string; expected: Outcome }[] = [];
+  for (const scope of route.scopes) out.push({ name: `JWT with route scope ${scope}`, token: (await auth.mintJwt('matrix-scope', [scope], 3600)).token, expected: allow });
+  for (const f of forged) out.push({ ...f, expected: expectedHttp(route.level, route.scopes, 'wrong') });
   return out;
 }
 
@@ -205,9 +230,8 @@ describe('auth matrix: HTTP routes', () => {
         CREDENTIAL_NAMES.map(async (name) => check(await send(route, name, tokens[name]), expectedHttp(route.level, route.scopes, name))),
       );
       for (const r of results) if (r) problems.push(r);
-      // The route's own scopes open it: that is what x-svc-scopes promises.
-      for (const extra of await scopeCredentials(route)) {
-        const r = await check(await send(route, extra.name, extra.token), allow);
+      for (const extra of await extraCredentials(route)) {
+        const r = await check(await send(route, extra.name, extra.token), extra.expected);
         if (r) problems.push(r);
       }
       expect(problems).toEqual([]);

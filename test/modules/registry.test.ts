@@ -58,6 +58,56 @@ const notesModule: SvcModule = {
   stop: () => void stopped.push('notes'),
 };
 
+/** A route with a bug: the kernel must answer INTERNAL_ERROR without leaking the stack. */
+const buggyModule: SvcModule = {
+  id: 'buggy',
+  name: 'Buggy',
+  version: '0.0.1',
+  description: 'throws',
+  routes: () => [
+    defineRoute({
+      method: 'GET',
+      path: '/api/buggy',
+      auth: 'service',
+      tag: 'test',
+      summary: 'throws',
+      response: { 200: t.Object({ ok: t.Boolean() }) },
+      handler: () => {
+        throw new TypeError('secret internals at line 42');
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/buggy/shape',
+      auth: 'service',
+      tag: 'test',
+      summary: 'answers outside its own response schema',
+      response: { 200: t.Object({ ok: t.Boolean() }) },
+      handler: () => ({ ok: 'yes' }),
+    }),
+  ],
+};
+
+describe('a crashing route', () => {
+  test('answers 500 INTERNAL_ERROR with a reference; the stack goes only to the log', async () => {
+    const c = await startController({ modules: [buggyModule] });
+    try {
+      for (const path of ['/api/buggy', '/api/buggy/shape']) {
+        const res = await c.api(path);
+        expect(res.status).toBe(500);
+        const body = await expectErrorBody(res);
+        expect(body.error).toBe('INTERNAL_ERROR');
+        expect(body.message).not.toContain('secret internals');
+        const ref = /ref ([0-9a-f]{8})/.exec(body.message)![1]!;
+        expect(c.logs.find((l) => l.includes(ref))).toBeDefined();
+      }
+      expect(c.logs.join('')).toContain('secret internals at line 42');
+    } finally {
+      await c.stop();
+    }
+  });
+});
+
 describe('module interface', () => {
   let c: TestController;
   beforeAll(async () => {
