@@ -20,7 +20,8 @@ export interface RouteContext<P, Q, B> {
   request: Request;
 }
 
-export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> {
+/** What every route declares besides its input schemas and handler. */
+interface RouteMeta {
   method: HttpMethod;
   /** Elysia path syntax: `/api/groups/:name`, `*` for the rest of the path. */
   path: string;
@@ -29,31 +30,26 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   scopes?: readonly Scope[];
   summary: string;
   tag: string;
-  params?: P;
-  query?: Q;
-  body?: B;
   /** Response schemas by status; the OpenAPI document and tests rely on them. */
   response: Record<number, TSchema>;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** A tighter limit for this route, per client IP, on top of the global one. */
   rateLimit?: { max: number; windowMs: number };
+}
+
+export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> extends RouteMeta {
+  params?: P;
+  query?: Q;
+  body?: B;
   handler: (ctx: RouteContext<In<P>, In<Q>, In<B>>) => unknown;
 }
 
-export interface AnyRoute {
-  method: HttpMethod;
-  path: string;
-  auth: AuthLevel;
-  scopes?: readonly Scope[];
-  summary: string;
-  tag: string;
+/** A declared route with its types erased, as the kernel stores it. */
+export interface AnyRoute extends RouteMeta {
   params?: TSchema;
   query?: TSchema;
   body?: TSchema;
-  response: Record<number, TSchema>;
-  bodyLimit?: number;
-  rateLimit?: { max: number; windowMs: number };
   handler: (ctx: RouteContext<unknown, unknown, unknown>) => unknown;
 }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryName, buildTarget, hostTarget } from '../../build';
+import { Wakeup } from './wake';
 
 let built: Promise<string> | undefined;
 
@@ -20,7 +21,7 @@ export function svcBinary(): Promise<string> {
 export class LineCollector {
   readonly lines: string[] = [];
   private partial = '';
-  private waiters: (() => void)[] = [];
+  private readonly wakeup = new Wakeup();
   ended = false;
 
   constructor(stream: ReadableStream<Uint8Array>) {
@@ -41,7 +42,7 @@ export class LineCollector {
   }
 
   private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
+    this.wakeup.wake();
   }
 
   async waitForLine(match: (line: string) => boolean, timeoutMs = 10_000): Promise<string> {
@@ -52,13 +53,7 @@ export class LineCollector {
       if (this.ended) throw new Error(`stream ended without the expected line; got:\n${this.lines.join('\n')}`);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(`timed out waiting for a line; got:\n${this.lines.join('\n')}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await this.wakeup.wait(remaining);
     }
   }
 

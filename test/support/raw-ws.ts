@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Wakeup } from './wake';
 
 export interface RawFrame {
   opcode: number;
@@ -15,7 +16,7 @@ export class RawWebSocket {
   private buffer = Buffer.alloc(0);
   private handshakeDone = false;
   private socket!: Awaited<ReturnType<typeof Bun.connect>>;
-  private waiters: (() => void)[] = [];
+  private readonly wakeup = new Wakeup();
   status = 0;
 
   static async connect(url: string, headers: Record<string, string> = {}): Promise<RawWebSocket> {
@@ -71,20 +72,12 @@ export class RawWebSocket {
     while (!check()) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(`timed out waiting for ${what}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await this.wakeup.wait(remaining);
     }
   }
 
   private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+    this.wakeup.wake();
   }
 
   private onData(chunk: Buffer): void {
