@@ -27,7 +27,8 @@ function applyOne(lines: string[], update: TomlUpdate, eol: string): void {
   const rendered = renderValue(update.value);
   let section: string | null = null;
   let lastLineOfSection = -1;
-  const keyLine = new RegExp(`^(\\s*)(${escapeRegExp(update.key)}|"${escapeRegExp(update.key)}")(\\s*=\\s*)(.*)$`);
+  // `[^]*` rather than `.*`: a value may hold U+2028/U+2029, which `.` does not match.
+  const keyLine = new RegExp(`^([ \\t]*)(${escapeRegExp(update.key)}|"${escapeRegExp(update.key)}")([ \\t]*=[ \\t]*)([^]*)$`);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const header = SECTION_HEADER.exec(line);
@@ -80,8 +81,19 @@ function scanValueEnd(rest: string): number {
 }
 
 function renderValue(value: string | boolean | number): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  return String(value);
+  return typeof value === 'string' ? tomlString(value) : String(value);
+}
+
+const NAMED_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+
+/**
+ * A TOML basic string. TOML forbids raw control characters (U+0000-U+001F but tab, and U+007F)
+ * and cannot hold lone surrogates; line and paragraph separators are escaped for readability.
+ */
+export function tomlString(value: string): string {
+  if (!value.isWellFormed()) throw new Error('text with a lone surrogate cannot be stored in TOML');
+  const escaped = value.replace(/["\\\u0000-\u001f\u007f\u2028\u2029]/g, (ch) => NAMED_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`);
+  return `"${escaped}"`;
 }
 
 function escapeRegExp(s: string): string {

@@ -110,7 +110,7 @@ export class Authenticator {
     if (who.scopes.has('admin')) return 'ok';
     switch (level) {
       case 'cluster':
-        return who.kind === 'cluster' ? 'ok' : 'forbidden';
+        return who.kind === 'cluster' || extraScopes.some((s) => who.scopes.has(s)) ? 'ok' : 'forbidden';
       case 'service':
         if (who.kind === 'service') return 'ok';
         return SERVICE_SCOPES.some((s) => who.scopes.has(s)) || extraScopes.some((s) => who.scopes.has(s)) ? 'ok' : 'forbidden';

@@ -33,7 +33,8 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[
   const object = schema as TObject;
   const required = new Set(object.required ?? []);
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
-    name,
+    // The framework names a trailing wildcard `*`; the document's template calls it {path}.
+    name: name === '*' ? 'path' : name,
     in: where,
     required: where === 'path' || required.has(name),
     schema: plain(property),

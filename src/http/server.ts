@@ -25,6 +25,8 @@ export interface HttpOptions {
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 
+const MAX_JSON_DEPTH = 32;
+
 const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <token>';
 
 /**
@@ -94,7 +96,12 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
         try {
           value = JSON.parse(text);
         } catch (error) {
+          if (error instanceof RangeError) throw new ApiError('VALIDATION_FAILED', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
           throw new ApiError('VALIDATION_FAILED', `request body is not valid JSON: ${(error as Error).message}`);
+        }
+        // Deep nesting buys an attacker quadratic work in validation; no API body nests this far.
+        if (nestingExceeds(value, MAX_JSON_DEPTH)) {
+          throw new ApiError('VALIDATION_FAILED', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
         }
         // Bodies are JSON objects; say so plainly rather than letting a bare null read as "no body".
         if ((typeof value !== 'object' || value === null || Array.isArray(value)) && route?.body?.type === 'object') {
@@ -233,4 +240,16 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     chunks.push(value);
   }
   return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** True when a parsed JSON value nests arrays/objects deeper than `limit` (checked without recursion). */
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }

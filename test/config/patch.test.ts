@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { parse as parseToml } from 'smol-toml';
-import { patchToml } from '../../src/config/patch';
+import { patchToml, tomlString } from '../../src/config/patch';
 import { DEFAULT_CONFIG_TEXT } from '../../src/config/load';
 
 describe('patchToml', () => {
@@ -56,5 +56,25 @@ describe('patchToml', () => {
 
   test('multi-line string values are refused rather than corrupted', () => {
     expect(() => patchToml('[network]\nname = """a\nb"""\n', [{ section: 'network', key: 'name', value: 'z' }])).toThrow('multi-line');
+  });
+
+  test('a value holding U+2028 is replaced in place, not duplicated (regression)', () => {
+    let text = '[network]\nname = "x"\n';
+    text = patchToml(text, [{ section: 'network', key: 'name', value: 'a\u2028b' }]);
+    text = patchToml(text, [{ section: 'network', key: 'name', value: 'c' }]);
+    expect(text).toBe('[network]\nname = "c"\n');
+  });
+});
+
+describe('tomlString', () => {
+  test('escapes what TOML forbids raw and round-trips', () => {
+    for (const value of ['plain', 'a\u007fb', 'nul\u0000', 'bell\u0007', 'ls\u2028ps\u2029', 'quote"back\\slash', 'emoji 🎮']) {
+      const rendered = tomlString(value);
+      expect((parseToml(`v = ${rendered}`) as { v: string }).v).toBe(value);
+    }
+    expect(tomlString('a\u007fb')).toBe('"a\\u007Fb"');
+  });
+  test('refuses lone surrogates, which TOML cannot hold', () => {
+    expect(() => tomlString('\ud800')).toThrow('lone surrogate');
   });
 });

@@ -153,6 +153,17 @@ describe('GET and PATCH /api/config', () => {
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
+  test('PATCH refuses control characters and lone surrogates, and the file stays patchable', async () => {
+    for (const networkName of ['\ud800', 'a\u007fb', 'line\nbreak']) {
+      const res = await c.api('/api/config', { method: 'PATCH', json: { networkName } });
+      expect(res.status).toBe(400);
+      expect((await expectErrorBody(res)).message).toContain('printable');
+    }
+    expect((await c.api('/api/config', { method: 'PATCH', json: { networkName: 'a\u2028b' } })).status).toBe(200);
+    expect((await c.api('/api/config', { method: 'PATCH', json: { networkName: 'after' } })).status).toBe(200);
+    expect((await readJson(await c.api('/api/config'))).networkName).toBe('after');
+  });
+
   test('PATCH validation names the field', async () => {
     const res = await c.api('/api/config', { method: 'PATCH', json: { networkName: '' } });
     const body = await expectErrorBody(res);
@@ -189,10 +200,38 @@ describe('GET /api/audit', () => {
     expect((await readJson(await c.api('/api/audit'))).limit).toBe(50);
   });
 
+  test('a huge offset is an empty page, not an error', async () => {
+    for (const offset of ['1e21', '99999999999999999999']) {
+      const res = await c.api(`/api/audit?offset=${offset}`);
+      expect(res.status).toBe(200);
+      expect((await readJson(res)).entries).toEqual([]);
+    }
+  });
+
   test('rejects a non-integer limit', async () => {
     const res = await c.api('/api/audit?limit=ten');
     expect(res.status).toBe(400);
     expect((await expectErrorBody(res)).message).toContain('"limit"');
+  });
+});
+
+describe('request bodies', () => {
+  test('deep nesting is refused at once with the error body', async () => {
+    for (const depth of [33, 10_000, 40_000]) {
+      const res = await c.api('/api/config', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: `{"consoleColored":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      });
+      expect(res.status).toBe(400);
+      expect((await expectErrorBody(res)).message).toContain('nests deeper than 32');
+    }
+  });
+
+  test('a body at the nesting limit is judged by its schema', async () => {
+    const res = await c.api('/api/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"consoleColored":${'['.repeat(30)}${']'.repeat(30)}}` });
+    expect(res.status).toBe(400);
+    expect((await expectErrorBody(res)).message).toContain('"consoleColored" must be true or false');
   });
 });
 

@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute } from '../route';
 
 const AuditQuery = t.Object({
   limit: t.Optional(t.Integer({ description: 'clamped to 1..500, default 50' })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  offset: t.Optional(t.Integer({ minimum: 0, description: 'entries to skip; default 0' })),
   action: t.Optional(t.String({ maxLength: 128, description: 'exact match' })),
   actor: t.Optional(t.String({ maxLength: 128, description: 'exact match' })),
 });
@@ -18,6 +18,7 @@ const AuditPage = t.Object({
   total: t.Integer(),
 });
 
+const MAX_OFFSET = 2 ** 31 - 1;
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
 export function auditRoutes(kernel: Kernel): AnyRoute[] {
@@ -33,7 +34,8 @@ export function auditRoutes(kernel: Kernel): AnyRoute[] {
       response: { 200: AuditPage },
       handler: ({ query }) => {
         const limit = clamp(query.limit ?? 50, 1, 500);
-        const offset = Math.max(0, query.offset ?? 0);
+        // Clamped into the range sqlite binds as an integer; past the end is simply an empty page.
+        const offset = Math.min(Math.max(0, query.offset ?? 0), MAX_OFFSET);
         const { entries, total } = kernel.audit.list({ limit, offset, action: query.action, actor: query.actor });
         return { entries, limit, offset, total };
       },

@@ -56,6 +56,9 @@ function withoutSecrets(config: Config): Record<string, Record<string, unknown>>
   return out;
 }
 
+/** Text a TOML file and a terminal can hold as is. */
+const printable = (text: string): boolean => text.isWellFormed() && !/[\u0000-\u001f\u007f]/.test(text);
+
 export function configRoutes(kernel: Kernel): AnyRoute[] {
   return [
     defineRoute({
@@ -83,6 +86,9 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
           const value = body[field as keyof typeof body];
           if (value !== undefined) updates.push({ field, section, key, value });
         }
+        if (body.networkName !== undefined && !printable(body.networkName)) {
+          throw new ApiError('VALIDATION_FAILED', 'body "networkName" must be printable text: no control characters or unpaired surrogates');
+        }
         if (updates.length === 0) {
           throw new ApiError(
             'NO_FIELDS_TO_UPDATE',
@@ -94,7 +100,8 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
         try {
           next = patchToml(current, updates);
         } catch (error) {
-          throw new ApiError('INTERNAL_ERROR', `svc.toml could not be patched in place (${(error as Error).message}); edit it by hand`);
+          kernel.log.error({ err: error, file: kernel.configPath }, 'svc.toml could not be patched in place');
+          throw new ApiError('INTERNAL_ERROR', 'svc.toml could not be patched in place; the controller log says why. Edit the file by hand');
         }
         writeFileAtomic(kernel.configPath, next);
         const live = kernel.config as unknown as Record<string, Record<string, unknown>>;
