@@ -81,6 +81,11 @@ interface Settings {
   durationS: number;
 }
 
+/** Median server CPU time per request in µs: a throughput measure the generator does not cap. */
+function usPerRequest(list: readonly Measurement[]): number {
+  return median(list.map((m) => (m.serverCpu / m.rps) * 1e6));
+}
+
 function checkClean(what: string, requests: number, non200: number, errors: number, detail: string): void {
   if (requests === 0) throw new Error(`${what}: no successful request in the counted window (${detail})`);
   if (non200 > 0 || errors > 0) throw new Error(`${what}: ${non200} non-200 responses and ${errors} failed requests (${detail})`);
@@ -106,10 +111,12 @@ async function measureWithFetch(server: Server, endpoint: Endpoint, settings: Se
     const limit = (settings.warmupS + settings.durationS + 20) * 1000;
     const event = (name: string) => (line: string) => (line === JSON.stringify({ event: name }) ? true : undefined);
     await generator.waitForLine(event('measure-start'), limit, 'measure-start');
+    server.child.assertRunning(`before ${endpoint.name}`);
     const cpu0 = readCpuSeconds(server.child.pid);
     const busy0 = readMachineBusySeconds();
     const t0 = performance.now();
     await generator.waitForLine(event('measure-end'), limit, 'measure-end');
+    server.child.assertRunning(`during ${endpoint.name}`);
     const wall = (performance.now() - t0) / 1000;
     const serverCpu = (readCpuSeconds(server.child.pid) - cpu0) / wall;
     const busy = (readMachineBusySeconds() - busy0) / wall;
@@ -162,11 +169,13 @@ async function runWrk(settings: Settings, server: Server, endpoint: Endpoint, se
 
 async function measureWithWrk(server: Server, endpoint: Endpoint, settings: Settings): Promise<Measurement> {
   await runWrk(settings, server, endpoint, settings.warmupS);
+  server.child.assertRunning(`after the ${endpoint.name} warm-up`);
   const cpu0 = readCpuSeconds(server.child.pid);
   const busy0 = readMachineBusySeconds();
   const t0 = performance.now();
   const { out, cpuSeconds } = await runWrk(settings, server, endpoint, settings.durationS);
   const wall = (performance.now() - t0) / 1000;
+  server.child.assertRunning(`during ${endpoint.name}`);
   const serverCpu = (readCpuSeconds(server.child.pid) - cpu0) / wall;
   const busy = (readMachineBusySeconds() - busy0) / wall;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
@@ -257,7 +266,7 @@ async function main(): Promise<void> {
       // ABBA: who goes first flips with every endpoint and round.
       const order = (round + index) % 2 === 1 ? [svc, bare] : [bare, svc];
       for (const server of order) {
-        if (!server.child.running) throw new Error(`${server.name} died:\n${server.child.tail()}`);
+        server.child.assertRunning(`before round ${round}`);
         let m = await measure(server, endpoint, settings);
         for (let retry = 1; retry <= noiseRetries && m.otherCpu > NOISE_CORES; retry++) {
           console.log(`round ${round} ${server.name.padEnd(4)} ${endpoint.name.padEnd(24)} ${fixed(m.rps, 0).padStart(7)} req/s  DISCARDED: other processes used ${fixed(m.otherCpu * 100, 0)}% of a core; repeating`);
@@ -298,14 +307,30 @@ async function main(): Promise<void> {
         `${fixed(median(list.map((m) => m.serverCpu)) * 100, 0)}%`,
         `${fixed(median(list.map((m) => m.generatorCpu)) * 100, 0)}%`,
         `${fixed(median(list.map((m) => m.otherCpu)) * 100, 0)}%`,
+        fixed(usPerRequest(list), 1),
       ];
     }),
   );
   console.log('\ndetail (medians; CPU as % of one core during the counted window; "other" = the rest of the machine, i.e. noise)\n');
-  console.log(formatTable(['endpoint', 'server', 'req/s range', 'p50 ms', 'p99 ms', 'server CPU', 'generator CPU', 'other CPU'], detail));
+  console.log(formatTable(['endpoint', 'server', 'req/s range', 'p50 ms', 'p99 ms', 'server CPU', 'generator CPU', 'other CPU', 'server CPU µs/req'], detail));
   console.log(`\nsvc RSS after the load: ${fixed(svcRssMiB)} MiB`);
   const noisy = [...results.values()].flat().filter((m) => m.otherCpu > NOISE_CORES).length;
   if (noisy > 0) console.log(`WARNING: in ${noisy} of ${[...results.values()].flat().length} kept windows other processes used > ${NOISE_CORES * 100}% of a core (noisy)`);
+
+  // A generator that uses a whole core while the server does not is the limit, not the server:
+  // the bare rate is then a floor of bare's capacity and the req/s ratio flatters svc.
+  for (const endpoint of ENDPOINTS) {
+    const bareList = of(bare, endpoint);
+    const generatorCpu = median(bareList.map((m) => m.generatorCpu));
+    const serverCpu = median(bareList.map((m) => m.serverCpu));
+    if (generatorCpu >= 0.9 && serverCpu < 0.9) {
+      console.log(
+        `NOTE: ${endpoint.name}: bare Bun.serve was generator-bound (generator ${fixed(generatorCpu * 100, 0)}% of a core, server ${fixed(serverCpu * 100, 0)}%); ` +
+          `its req/s understates its capacity. Server CPU per request, svc vs bare: ${fixed(usPerRequest(of(svc, endpoint)), 1)} vs ${fixed(usPerRequest(bareList), 1)} µs ` +
+          `(capacity ratio ≈ ${fixed(usPerRequest(bareList) / usPerRequest(of(svc, endpoint)), 2)}).`,
+      );
+    }
+  }
 
   const healthEndpoint = ENDPOINTS[0]!;
   const share = rps(of(svc, healthEndpoint)) / rps(of(bare, healthEndpoint));

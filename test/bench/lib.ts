@@ -163,6 +163,18 @@ export class Child {
     for (const watch of this.watchers) watch(line);
   }
 
+  /** "exit code N" / "signal SIGX" / "running", for error messages. */
+  describeExit(): string {
+    if (this.proc.signalCode !== null) return `killed by ${this.proc.signalCode}`;
+    if (this.proc.exitCode !== null) return `exit code ${this.proc.exitCode}`;
+    return 'running';
+  }
+
+  /** Throws (with the last output lines) when the process has ended. */
+  assertRunning(context: string): void {
+    if (!this.running) throw new Error(`${this.label} (pid ${this.pid}) ended (${this.describeExit()}) ${context}; its last output:\n${this.tail(40)}`);
+  }
+
   /** The last output lines, for error messages. */
   tail(count = 20): string {
     return this.lines.slice(-count).join('\n');
