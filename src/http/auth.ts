@@ -57,12 +57,26 @@ export function deriveServiceToken(masterToken: string): string {
   return createHmac('sha256', masterToken).update(SERVICE_TOKEN_MESSAGE).digest('hex');
 }
 
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
 /** Constant-time equality that also hides the length; a blank secret never matches. */
 export function secretEquals(presented: string, secret: string): boolean {
   if (secret.length === 0) return false;
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(presented), digest(secret));
+}
+
+/**
+ * A secret held as its SHA-256 digest, so each check hashes only the presented token and
+ * compares fixed-length digests in constant time. A blank secret never matches.
+ */
+class Secret {
+  private readonly hash: Buffer | null;
+  constructor(value: string) {
+    this.hash = value.length > 0 ? digest(value) : null;
+  }
+  matches(presentedDigest: Buffer): boolean {
+    return this.hash !== null && timingSafeEqual(presentedDigest, this.hash);
+  }
 }
 
 export function generateToken(): string {
@@ -78,23 +92,33 @@ export interface AuthSecrets {
 export class Authenticator {
   readonly serviceToken: string;
   private readonly jwtKey: Uint8Array;
+  private readonly master: Secret;
+  private readonly service: Secret;
+  private readonly cluster: Secret;
 
   constructor(private readonly secrets: AuthSecrets) {
     this.serviceToken = secrets.masterToken ? deriveServiceToken(secrets.masterToken) : '';
     this.jwtKey = createHmac('sha256', secrets.masterToken).update(JWT_KEY_LABEL).digest();
+    this.master = new Secret(secrets.masterToken);
+    this.service = new Secret(this.serviceToken);
+    this.cluster = new Secret(secrets.clusterToken);
   }
 
   get jwtEnabled(): boolean {
     return this.secrets.jwtEnabled;
   }
 
-  /** Maps a presented bearer token to a principal; null when none was presented. */
-  async identify(token: string | null | undefined): Promise<Identification> {
+  /**
+   * Maps a presented bearer token to a principal; null when none was presented. Synchronous
+   * but for JWTs, whose verification is asynchronous: the hot path allocates no promise.
+   */
+  identify(token: string | null | undefined): Identification | Promise<Identification> {
     if (!token) return null;
     // All three comparisons always run, so timing says nothing about which secret matched.
-    const master = secretEquals(token, this.secrets.masterToken);
-    const service = secretEquals(token, this.serviceToken);
-    const cluster = secretEquals(token, this.secrets.clusterToken);
+    const presented = digest(token);
+    const master = this.master.matches(presented);
+    const service = this.service.matches(presented);
+    const cluster = this.cluster.matches(presented);
     if (master) return { kind: 'master', scopes: new Set(['admin']), actor: 'api:admin' };
     if (service) return { kind: 'service', scopes: new Set(SERVICE_SCOPES), actor: 'api:service' };
     if (cluster) return { kind: 'cluster', scopes: new Set(), actor: 'api:cluster' };

@@ -63,11 +63,12 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
     )
     .onRequest(async ({ request, server }) => {
       if (request.method === 'OPTIONS') return;
-      const url = new URL(request.url);
-      const endpoint = table.match(request.method, url.pathname);
+      const { pathname, search } = splitUrl(request.url);
+      const endpoint = table.match(request.method, pathname);
       const ip = clientIp(request, server?.requestIP(request)?.address, config.api.trust_forwarded_for);
-      const token = bearerOf(request) ?? (endpoint?.kind === 'socket' ? url.searchParams.get('token') : null);
-      const who = await auth.identify(token);
+      const token = bearerOf(request) ?? (endpoint?.kind === 'socket' ? new URLSearchParams(search).get('token') : null);
+      const identified = auth.identify(token);
+      const who = identified instanceof Promise ? await identified : identified;
       facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
 
       // Proxies, backends and agents often share one address: they get their own budget.
@@ -252,4 +253,17 @@ export function nestingExceeds(value: unknown, limit: number): boolean {
     for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/**
+ * Path and query of a request URL without building a URL object (hot path). The path stays
+ * percent-encoded, as the router sees it.
+ */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return { pathname: '/', search: '' };
+  const query = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = query >= 0 ? query : hash >= 0 ? hash : url.length;
+  return { pathname: url.slice(start, end), search: query >= 0 ? url.slice(query + 1, hash > query ? hash : url.length) : '' };
 }

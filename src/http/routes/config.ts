@@ -33,7 +33,20 @@ const PATCHABLE = {
   consoleLogEvents: ['console', 'log_events'],
 } as const;
 
-export function configView(kernel: Kernel) {
+type ConfigViewValue = ReturnType<typeof buildConfigView>;
+const views = new WeakMap<Kernel, ConfigViewValue>();
+
+/** The GET /api/config body; rebuilt only after the live config changes (PATCH). */
+export function configView(kernel: Kernel): ConfigViewValue {
+  let view = views.get(kernel);
+  if (!view) {
+    view = buildConfigView(kernel);
+    views.set(kernel, view);
+  }
+  return view;
+}
+
+function buildConfigView(kernel: Kernel) {
   const { config } = kernel;
   return {
     networkName: config.network.name,
@@ -106,6 +119,7 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
         writeFileAtomic(kernel.configPath, next);
         const live = kernel.config as unknown as Record<string, Record<string, unknown>>;
         for (const u of updates) live[u.section]![u.key] = u.value;
+        views.delete(kernel);
         const updated = updates.map((u) => u.field);
         kernel.audit.record({ actor, action: 'CONFIG_UPDATED', target: 'svc.toml', details: updates.map((u) => `${u.field}=${u.value}`).join(', ') });
         return { success: true as const, message: `updated ${updated.join(', ')}`, updated, config: configView(kernel) };
