@@ -177,7 +177,7 @@ export class Controller {
     if (config.api.bind === '0.0.0.0' && !config.api.jwt_enabled) {
       log.warn('[api] bind = 0.0.0.0 exposes the API beyond this machine; put TLS in front of it');
     }
-    log.info({ area: 'http', url: this.url, port: this.port }, `API listening on ${this.url}`);
+    log.info({ area: 'http', port: this.port }, `API listening on ${this.url}`);
     kernel.bus.publish('API_STARTED', { bind: config.api.bind, port: this.port });
   }
 

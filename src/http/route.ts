@@ -38,6 +38,10 @@ interface RouteMeta {
   rateLimit?: { max: number; windowMs: number };
 }
 
+/**
+ * Schemas: query and path parameters use Elysia's `t` (its numbers and booleans decode the
+ * strings a URL carries); bodies use exact JSON types (plain TypeBox `Type` for numbers).
+ */
 export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> extends RouteMeta {
   params?: P;
   query?: Q;

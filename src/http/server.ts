@@ -134,7 +134,7 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
       }
       if (code === 'NOT_FOUND') {
         set.status = 404;
-        return errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${new URL(request.url).pathname}`);
+        return errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${splitUrl(request.url).pathname}`);
       }
       if (code === 'INVALID_COOKIE_SIGNATURE' || code === 'INVALID_FILE_TYPE') {
         set.status = 400;
@@ -145,7 +145,10 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
 
   function internal(error: unknown, request: Request, set: { status?: number | string }) {
     const ref = crypto.randomUUID().slice(0, 8);
-    httpLog.error({ err: error, ref, method: request.method, path: new URL(request.url).pathname }, 'request failed');
+    const path = splitUrl(request.url).pathname;
+    httpLog.error({ err: error, ref, method: request.method, path }, 'request failed');
+    // Subscribers learn that something broke and where; the details stay in the log.
+    kernel.bus.publish('API_ERROR', { error: `INTERNAL_ERROR ref ${ref}: ${request.method} ${path}` });
     set.status = 500;
     return errorBody('INTERNAL_ERROR', `internal error (ref ${ref}); the controller log has the details`);
   }
@@ -160,7 +163,6 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): AnyElysia {
 
   for (const route of options.routes) mountRoute(app, route, facts, enforce);
   options.mountSockets(app);
-  void httpLog;
   return app;
 }
 

@@ -64,6 +64,7 @@ describe('POST /api/tokens and GET /api/tokens/scopes', () => {
     [{ subject: 's', scopes: ['root'], expiresInSeconds: 600 }, 'unknown scope "root"'],
     [{ subject: 's', scopes: [], expiresInSeconds: 600 }, 'scopes'],
     [{ scopes: ['admin'], expiresInSeconds: 600 }, '"subject" is required'],
+    [{ subject: 's', scopes: ['admin'], expiresInSeconds: '600' }, '"expiresInSeconds" must be an integer'],
   ])('rejects %j naming the problem', async (json, fragment) => {
     const res = await c.api('/api/tokens', { method: 'POST', json });
     expect(res.status).toBe(400);

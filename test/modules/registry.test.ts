@@ -91,6 +91,8 @@ const buggyModule: SvcModule = {
 describe('a crashing route', () => {
   test('answers 500 INTERNAL_ERROR with a reference; the stack goes only to the log', async () => {
     const c = await startController({ modules: [buggyModule] });
+    const published: string[] = [];
+    c.controller.kernel.bus.subscribe((e) => e.type === 'API_ERROR' && published.push(e.data.error!));
     try {
       for (const path of ['/api/buggy', '/api/buggy/shape']) {
         const res = await c.api(path);
@@ -100,8 +102,11 @@ describe('a crashing route', () => {
         expect(body.message).not.toContain('secret internals');
         const ref = /ref ([0-9a-f]{8})/.exec(body.message)![1]!;
         expect(c.logs.find((l) => l.includes(ref))).toBeDefined();
+        expect(published).toContain(`INTERNAL_ERROR ref ${ref}: GET ${path}`);
       }
       expect(c.logs.join('')).toContain('secret internals at line 42');
+      const errors = await readJson(await c.api('/api/audit?action=API_ERROR'));
+      expect(errors.total).toBe(0); // API_ERROR is for subscribers, not the audit log
     } finally {
       await c.stop();
     }

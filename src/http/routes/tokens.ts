@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
@@ -9,7 +10,8 @@ const MAX_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 const TokenRequest = t.Object({
   subject: t.String({ minLength: 1, maxLength: 128, description: 'who the token is for; shown in the audit log' }),
   scopes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: SCOPES.length, description: 'see GET /api/tokens/scopes' }),
-  expiresInSeconds: t.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
+  // Bodies take exact JSON types: a plain TypeBox integer, not the framework's string-decoding one.
+  expiresInSeconds: Type.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
 });
 
 const TokenResponse = t.Object({
