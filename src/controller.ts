@@ -19,6 +19,7 @@ import { moduleRoutes } from './http/routes/modules';
 import { systemRoutes } from './http/routes/system';
 import { tokenRoutes } from './http/routes/tokens';
 import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
+import type { RequestGuard } from './http/guard';
 import type { Kernel } from './kernel';
 import { createLogger, type Logger } from './log';
 import type { SvcModule } from './modules/module';
@@ -56,6 +57,7 @@ const SHUTDOWN_DELAY_MS = 250;
  */
 export class Controller {
   private server: AnyElysia | undefined;
+  private guard: RequestGuard | undefined;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private stopping: Promise<void> | undefined;
 
@@ -160,7 +162,7 @@ export class Controller {
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
-    const app = createHttpApp(kernel, {
+    const { app, guard } = createHttpApp(kernel, {
       routes: this.routes,
       sockets: this.sockets,
       mountSockets: (elysia) => mountEventsSocket(elysia, kernel, this.heartbeat),
@@ -169,6 +171,7 @@ export class Controller {
     // silently splitting traffic between two controllers).
     app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING, reusePort: false, development: false });
     this.server = app;
+    this.guard = guard;
     if (config.api.allowed_origins.length === 0) {
       const message = '[api] allowed_origins is empty: any browser origin may call the API';
       log.warn(message);
@@ -218,6 +221,7 @@ export class Controller {
       kernel.bus.publish('API_STOPPED', { reason });
       await this.server.stop(true).catch((error: unknown) => kernel.log.error({ err: error }, 'HTTP server stop failed'));
       this.server = undefined;
+      this.guard?.stop();
     }
     await kernel.modules.stop();
     kernel.db.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
 import { RateLimiter } from '../../src/http/rate-limit';
-import { clientIp } from '../../src/http/server';
+import { clientIp, splitUrl } from '../../src/http/request';
 import { defineRoute } from '../../src/http/route';
 import type { SvcModule } from '../../src/modules/module';
 import { expectErrorBody, startController, type TestController } from '../support/controller';
@@ -39,6 +39,15 @@ describe('RateLimiter (pure, fake clock)', () => {
     now += 1000;
     limiter.sweep();
     expect(limiter.size).toBe(0);
+  });
+});
+
+describe('splitUrl', () => {
+  test('path and query without a URL object', () => {
+    expect(splitUrl('http://a:1/api/x?y=1#z')).toEqual({ pathname: '/api/x', search: 'y=1' });
+    expect(splitUrl('http://a/api')).toEqual({ pathname: '/api', search: '' });
+    expect(splitUrl('http://[::1]:80/p/%2e%2e?')).toEqual({ pathname: '/p/%2e%2e', search: '' });
+    expect(splitUrl('http://h/?t=a')).toEqual({ pathname: '/', search: 't=a' });
   });
 });
 

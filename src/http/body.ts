@@ -1,0 +1,69 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ApiError } from '../errors';
+
+/** No API body nests deeper; deeper input only buys an attacker quadratic validation work. */
+export const MAX_JSON_DEPTH = 32;
+
+const tooDeep = () => new ApiError('VALIDATION_FAILED', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+
+/**
+ * Reads and decodes a request body for a route: at most `limit` bytes (413 past it, checked
+ * while streaming), JSON for JSON or untyped bodies, form and text as such, anything else
+ * refused. Returns undefined for an empty body so validation reports what is missing.
+ */
+export async function parseBody(request: Request, limit: number, schema: TSchema | undefined): Promise<unknown> {
+  const text = await readLimited(request, limit);
+  if (text.length === 0) return undefined;
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json') || type === '') return parseJson(text, schema);
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  if (type.startsWith('text/')) return text;
+  throw new ApiError('VALIDATION_FAILED', `unsupported Content-Type ${type}: send application/json`);
+}
+
+function parseJson(text: string, schema: TSchema | undefined): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep();
+    throw new ApiError('VALIDATION_FAILED', `request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (nestingExceeds(value, MAX_JSON_DEPTH)) throw tooDeep();
+  // Bodies are JSON objects; say so plainly rather than letting a bare null read as "no body".
+  if ((typeof value !== 'object' || value === null || Array.isArray(value)) && schema?.type === 'object') {
+    throw new ApiError('VALIDATION_FAILED', `request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`);
+  }
+  return value;
+}
+
+/** True when a parsed JSON value nests arrays/objects deeper than `limit` (checked without recursion). */
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Reads a request body as text, failing with 413 as soon as it passes the limit. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

@@ -1,0 +1,98 @@
+import { ApiError } from '../errors';
+import type { Config } from '../config/schema';
+import type { Authenticator, Identification } from './auth';
+import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
+import { RouteTable } from './route-table';
+import { RateLimiter } from './rate-limit';
+import { bearerOf, clientIp, splitUrl } from './request';
+
+/** What the guard established about a request, for the body parser and the handler. */
+export interface RequestFacts {
+  route?: AnyRoute;
+  who: Identification;
+  ip: string;
+}
+
+const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <token>';
+
+/**
+ * Everything decided about a request before its body is read, in one place: which endpoint
+ * it is for, who is calling, the rate limits, the route's auth level and its body size.
+ * Refusals are thrown as ApiError; the error renderer turns them into the error body.
+ */
+export class RequestGuard {
+  private readonly table: RouteTable;
+  private readonly facts = new WeakMap<Request, RequestFacts>();
+  private readonly publicLimit: RateLimiter;
+  private readonly serviceLimit: RateLimiter;
+  private readonly routeLimits = new Map<AnyRoute, RateLimiter>();
+  private readonly sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    routes: readonly AnyRoute[],
+    sockets: readonly SocketSpec[],
+    private readonly api: Config['api'],
+    private readonly auth: Authenticator,
+  ) {
+    this.table = new RouteTable(routes, sockets);
+    this.publicLimit = new RateLimiter(api.rate_limit);
+    this.serviceLimit = new RateLimiter(api.service_rate_limit);
+    for (const route of routes) if (route.rateLimit) this.routeLimits.set(route, new RateLimiter(route.rateLimit.max, route.rateLimit.windowMs));
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  async check(request: Request, socketAddress: string | undefined): Promise<void> {
+    if (request.method === 'OPTIONS') return; // CORS preflight carries no credentials
+    const { pathname, search } = splitUrl(request.url);
+    const endpoint = this.table.match(request.method, pathname);
+    const ip = clientIp(request, socketAddress, this.api.trust_forwarded_for);
+    const token = bearerOf(request) ?? (endpoint?.kind === 'socket' ? new URLSearchParams(search).get('token') : null);
+    const identified = this.auth.identify(token);
+    const who = identified instanceof Promise ? await identified : identified;
+    this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
+
+    // Proxies, backends and agents often share one address: they get their own budget.
+    const trusted = who !== null && who !== 'invalid' && (who.kind === 'service' || who.kind === 'cluster');
+    const budget = (trusted ? this.serviceLimit : this.publicLimit).take(ip);
+    if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
+    if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
+    const route = endpoint.route;
+    const routeLimit = this.routeLimits.get(route)?.take(ip);
+    if (routeLimit && !routeLimit.ok) throw tooMany(routeLimit.retryAfterSeconds, route.rateLimit!.max);
+
+    this.enforce(route, who);
+
+    const length = Number(request.headers.get('content-length') ?? 0);
+    const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `request body of ${length} bytes exceeds the limit of ${limit} bytes`);
+  }
+
+  factsOf(request: Request): RequestFacts | undefined {
+    return this.facts.get(request);
+  }
+
+  /** Refuses a caller the route's level does not admit. */
+  enforce(route: AnyRoute, who: Identification): void {
+    const verdict = this.auth.authorize(who, route.auth, route.scopes);
+    if (verdict === 'unauthorized') throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    if (verdict === 'invalid') throw new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
+    if (verdict === 'forbidden') throw new ApiError('FORBIDDEN', `this route needs ${route.auth} access; the presented token does not grant it`);
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    this.publicLimit.sweep();
+    this.serviceLimit.sweep();
+    for (const limiter of this.routeLimits.values()) limiter.sweep();
+  }
+}
+
+function tooMany(retryAfterSeconds: number, max: number): ApiError {
+  return new ApiError('RATE_LIMITED', `rate limit of ${max} requests per minute exceeded; retry in ${retryAfterSeconds} s`, 429, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+}

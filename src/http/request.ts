@@ -1,0 +1,35 @@
+/** Small readers of an incoming request, kept off the framework so they are cheap and testable. */
+
+/**
+ * Path and query of a request URL without building a URL object (hot path). The path stays
+ * percent-encoded, as the router sees it.
+ */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return { pathname: '/', search: '' };
+  const query = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = query >= 0 ? query : hash >= 0 ? hash : url.length;
+  return { pathname: url.slice(start, end), search: query >= 0 ? url.slice(query + 1, hash > query ? hash : url.length) : '' };
+}
+
+/** The bearer token of the Authorization header; '' for a malformed header, null when absent. */
+export function bearerOf(request: Request): string | null {
+  const header = request.headers.get('authorization');
+  if (!header) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1]!.trim() : '';
+}
+
+/**
+ * The client address for rate limiting. Behind a trusted reverse proxy the right-most
+ * X-Forwarded-For entry is the one that proxy saw; entries to its left are client-supplied.
+ */
+export function clientIp(request: Request, socketAddress: string | undefined, trustForwardedFor: boolean): string {
+  if (trustForwardedFor) {
+    const forwarded = request.headers.get('x-forwarded-for');
+    const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    if (last) return last;
+  }
+  return socketAddress ?? 'unknown';
+}
