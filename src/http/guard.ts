@@ -43,7 +43,9 @@ export class RequestGuard {
   }
 
   async check(request: Request, socketAddress: string | undefined): Promise<void> {
-    if (request.method === 'OPTIONS') return; // CORS preflight carries no credentials
+    // CORS preflights carry no credentials and are answered by the CORS layer, which runs first
+    // so that every refusal below still carries the CORS headers a browser needs to read it.
+    if (request.method === 'OPTIONS') return;
     const { pathname, search } = splitUrl(request.url);
     const endpoint = this.table.match(request.method, pathname);
     const ip = clientIp(request, socketAddress, this.api.trust_forwarded_for);
