@@ -29,7 +29,16 @@ export function binaryName(target: Target): string {
 export async function buildTarget(target: Target, outfile: string): Promise<string> {
   const result = await Bun.build({
     entrypoints: [join(import.meta.dir, 'src/main.ts')],
-    compile: { target: `bun-${target}` as Bun.Build.CompileTarget, outfile },
+    compile: {
+      target: `bun-${target}` as Bun.Build.CompileTarget,
+      outfile,
+      // The operator's working directory configures svc through svc.toml and the real
+      // environment only: never pick up a stray .env, bunfig.toml, tsconfig or package.json.
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+      autoloadTsconfig: false,
+      autoloadPackageJson: false,
+    },
     minify: true,
     sourcemap: 'linked',
     bytecode: true,

@@ -31,8 +31,14 @@ function initOnFreePort(extra = ''): string {
   return dir;
 }
 
-async function startBinary(dir: string, env: Record<string, string> = {}) {
+/** Starts the binary with its working directory (cwd) set to `dir`. */
+function startBinaryIn(dir: string) {
+  return startBinary(dir, {}, dir);
+}
+
+async function startBinary(dir: string, env: Record<string, string> = {}, cwd?: string) {
   const child = Bun.spawn([svc, '--dir', dir], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -75,6 +81,15 @@ describe('svc (compiled binary)', () => {
     expect(second.stdout).toContain('left unchanged');
     expect(readFileSync(join(dir, 'svc.toml'), 'utf8')).toEndWith('# mine\n');
   });
+
+  test('a .env in the working directory is not loaded (configuration is svc.toml and the real environment)', async () => {
+    const dir = initOnFreePort();
+    writeFileSync(join(dir, '.env'), 'SVC_API_TOKEN=token-from-a-stray-dotenv-file\n');
+    const { child, url } = await startBinaryIn(dir);
+    expect((await fetch(`${url}/api/config`, { headers: { authorization: 'Bearer token-from-a-stray-dotenv-file' } })).status).toBe(401);
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  }, 30_000);
 
   test('a bad config exits 2 with one line naming file, key and expectation; nothing rewritten', () => {
     const dir = emptyDir();
