@@ -4,6 +4,8 @@ import type { AnyElysia } from 'elysia';
 import { loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { AuditStore } from './core/audit/store';
+import { GroupStore } from './core/groups/store';
+import { ServiceRegistry } from './core/services/registry';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
 import { EventBus } from './events/bus';
@@ -16,11 +18,13 @@ import { auditRoutes } from './http/routes/audit';
 import { configRoutes } from './http/routes/config';
 import { metricsRoutes } from './http/routes/metrics';
 import { moduleRoutes } from './http/routes/modules';
+import { groupRoutes } from './http/routes/groups';
+import { softwareRoutes } from './http/routes/software';
 import { systemRoutes } from './http/routes/system';
 import { tokenRoutes } from './http/routes/tokens';
 import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
 import type { RequestGuard } from './http/guard';
-import type { Kernel } from './kernel';
+import type { Kernel, Paths } from './kernel';
 import { createLogger, type Logger } from './log';
 import type { SvcModule } from './modules/module';
 import { ModuleRegistry } from './modules/registry';
@@ -102,6 +106,10 @@ export class Controller {
     const auth = new Authenticator({ masterToken: master.token, clusterToken: config.cluster.token, jwtEnabled: config.api.jwt_enabled });
     const metrics = new MetricsRegistry();
     const modules = new ModuleRegistry(options.modules ?? BUILTIN_MODULES);
+    const groups = new GroupStore(join(paths.config, 'groups'));
+    const groupReport = groups.load();
+    for (const broken of groupReport.broken) log.error(`group file skipped: ${broken.message}`);
+    for (const warning of groupReport.warnings) log.warn(warning);
 
     let controller: Controller | undefined;
     const kernel: Kernel = {
@@ -109,6 +117,7 @@ export class Controller {
       startedAt: new Date(),
       dir,
       configPath,
+      paths,
       config,
       log,
       db,
@@ -117,7 +126,8 @@ export class Controller {
       auth,
       metrics,
       modules,
-      serviceCount: () => 0,
+      groups,
+      services: new ServiceRegistry(),
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerBaseMetrics(kernel);
@@ -159,6 +169,8 @@ export class Controller {
       ...auditRoutes(kernel),
       ...metricsRoutes(kernel),
       ...moduleRoutes(kernel),
+      ...groupRoutes(kernel),
+      ...softwareRoutes(),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -230,8 +242,8 @@ export class Controller {
   }
 }
 
-function resolvePaths(dir: string, config: Config) {
-  const paths = {
+function resolvePaths(dir: string, config: Config): Paths {
+  const paths: Paths = {
     data: join(dir, 'data'),
     config: join(dir, 'config'),
     logs: resolve(dir, config.paths.logs),
@@ -247,7 +259,7 @@ function registerBaseMetrics(kernel: Kernel): void {
   const { metrics } = kernel;
   metrics.gauge('svc_info', 'controller version', () => [{ labels: { version: kernel.version }, value: 1 }]);
   metrics.gauge('svc_uptime_seconds', 'seconds since the controller started', () => Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000));
-  metrics.gauge('svc_services_total', 'services known to the controller', () => kernel.serviceCount());
+  metrics.gauge('svc_services_total', 'services known to the controller', () => kernel.services.size);
 }
 
 export type { Logger };

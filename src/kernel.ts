@@ -1,12 +1,23 @@
 import type { Database } from 'bun:sqlite';
 import type { Config } from './config/schema';
 import type { AuditStore } from './core/audit/store';
+import type { GroupStore } from './core/groups/store';
+import type { ServiceRegistry } from './core/services/registry';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
 import type { Authenticator } from './http/auth';
 import type { Logger } from './log';
 import type { ModuleRegistry } from './modules/registry';
+
+export interface Paths {
+  data: string;
+  config: string;
+  logs: string;
+  templates: string;
+  services: string;
+  dedicated: string;
+}
 
 /**
  * What the composition root hands to routes, core services and modules. Parts take the
@@ -18,6 +29,8 @@ export interface Kernel {
   /** Working directory: svc.toml, config/, data/, templates/, services/, logs/. */
   readonly dir: string;
   readonly configPath: string;
+  /** Absolute folders: data/, config/, logs/, templates/, services/, dedicated/. */
+  readonly paths: Paths;
   /** Live config; only the hot keys (network.name, console.*) change while running. */
   readonly config: Config;
   readonly log: Logger;
@@ -27,8 +40,10 @@ export interface Kernel {
   readonly auth: Authenticator;
   readonly metrics: MetricsRegistry;
   readonly modules: ModuleRegistry;
-  /** Services the controller knows of; the supervisor feeds it. */
-  serviceCount(): number;
+  /** The groups, from config/groups/. */
+  readonly groups: GroupStore;
+  /** Every service the controller knows; the supervisor keeps it. */
+  readonly services: ServiceRegistry;
   /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

@@ -23,7 +23,8 @@ export class RouteTable {
   }
 
   match(rawMethod: string, rawPath: string): Endpoint | undefined {
-    // The framework answers HEAD with the GET handler and ignores one trailing slash.
+    // The framework answers HEAD with the GET handler; a trailing slash is matched leniently
+    // here (stricter than needed is harmless: the router itself is strict about it).
     const method = rawMethod === 'HEAD' ? 'GET' : rawMethod;
     const pathname = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
     const exact = this.exact.get(`${method} ${pathname}`);

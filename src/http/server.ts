@@ -25,7 +25,8 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
   const { config, auth, log, bus } = kernel;
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
   const origins = config.api.allowed_origins;
-  const app = new Elysia({ websocket: { maxPayloadLength: 64 * 1024, idleTimeout: 120, sendPings: false } })
+  // strictPath: one URL per resource; `/api/groups/` is not `/api/groups`.
+  const app = new Elysia({ strictPath: true, websocket: { maxPayloadLength: 64 * 1024, idleTimeout: 120, sendPings: false } })
     .use(
       cors({
         origin: origins.length === 0 ? true : [...origins],

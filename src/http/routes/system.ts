@@ -24,7 +24,7 @@ export function systemRoutes(kernel: Kernel): AnyRoute[] {
         status: 'ok',
         version: kernel.version,
         uptimeSeconds: Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000),
-        services: kernel.serviceCount(),
+        services: kernel.services.size,
         apiEnabled: kernel.config.api.enabled,
       }),
     }),

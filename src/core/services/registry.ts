@@ -1,0 +1,55 @@
+import { ACTIVE_STATES, type ServiceState } from './lifecycle';
+
+/** What the controller knows about one service instance. */
+export interface ServiceRecord {
+  name: string;
+  group: string;
+  state: ServiceState;
+  customState: string;
+  port: number;
+  pid: number | null;
+  playerCount: number;
+  restartCount: number;
+  startedAt: Date | null;
+  isDedicated: boolean;
+}
+
+/**
+ * Every service the controller knows, by name. The supervisor adds and moves records; the
+ * rest of the controller reads them (group instance counts, health, metrics, status).
+ */
+export class ServiceRegistry {
+  private readonly services = new Map<string, ServiceRecord>();
+
+  add(record: ServiceRecord): void {
+    if (this.services.has(record.name)) throw new Error(`service ${record.name} is already registered`);
+    this.services.set(record.name, record);
+  }
+
+  remove(name: string): void {
+    this.services.delete(name);
+  }
+
+  get(name: string): ServiceRecord | undefined {
+    return this.services.get(name);
+  }
+
+  all(): ServiceRecord[] {
+    return [...this.services.values()];
+  }
+
+  ofGroup(group: string): ServiceRecord[] {
+    return this.all().filter((s) => s.group === group);
+  }
+
+  /** Instances of a group that hold or are about to hold a process. */
+  activeInstances(group: string): number {
+    let n = 0;
+    for (const s of this.services.values()) if (s.group === group && ACTIVE_STATES.has(s.state)) n++;
+    return n;
+  }
+
+  get size(): number {
+    return this.services.size;
+  }
+}

@@ -1,0 +1,120 @@
+import { join } from 'node:path';
+import { t } from 'elysia';
+import type { Kernel } from '../../kernel';
+import { GroupBodySchema, GroupSchema, GroupViewSchema, templateStack, type Group, type GroupView } from '../../core/groups/model';
+import { scanModIds } from '../../core/groups/mod-ids';
+import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
+import { ApiError } from '../../errors';
+import { defineRoute, type AnyRoute } from '../route';
+
+const NameParams = t.Object({ name: t.String({ pattern: GroupSchema.properties.name.pattern }) });
+const Mutation = t.Object({ success: t.Literal(true), message: t.String(), group: GroupViewSchema });
+
+const ReloadReportSchema = t.Object({
+  success: t.Boolean(),
+  groupsLoaded: t.Integer(),
+  message: t.String(),
+  sections: t.Array(
+    t.Object({
+      name: t.String(),
+      scope: t.Union([t.Literal('LIVE'), t.Literal('NEXT_SERVICE_PREPARE'), t.Literal('REQUIRES_RESTART')]),
+      applied: t.Boolean(),
+      description: t.String(),
+    }),
+  ),
+  requiresRestartIfChanged: t.Array(t.String(), { description: `always ${REQUIRES_RESTART_IF_CHANGED.join(', ')}` }),
+  warnings: t.Array(t.String()),
+});
+
+export function groupRoutes(kernel: Kernel): AnyRoute[] {
+  const { groups, services, bus } = kernel;
+
+  /** A group with what the controller knows beside its definition. */
+  async function view(group: Group): Promise<GroupView> {
+    const modLists = await Promise.all(templateStack(group).map((template) => scanModIds(join(kernel.paths.templates, template, 'mods'))));
+    return { ...group, activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort() };
+  }
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/groups',
+      auth: 'service',
+      tag: 'groups',
+      summary: 'Every group with its active instances and mod ids',
+      response: { 200: t.Object({ groups: t.Array(GroupViewSchema), total: t.Integer() }) },
+      handler: async () => {
+        const list = await Promise.all(groups.list().map(view));
+        return { groups: list, total: list.length };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/groups/:name',
+      auth: 'service',
+      tag: 'groups',
+      summary: 'One group',
+      params: NameParams,
+      response: { 200: GroupViewSchema },
+      handler: ({ params }) => view(groups.require(params.name)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/groups',
+      auth: 'service',
+      tag: 'groups',
+      summary: 'Create a group; writes config/groups/<name>.toml',
+      body: GroupBodySchema,
+      response: { 201: Mutation },
+      handler: async ({ body, set, actor }) => {
+        const group = groups.create(body);
+        bus.publish('GROUP_CREATED', { group: group.name }, actor);
+        set.status = 201;
+        return { success: true as const, message: `group ${group.name} created`, group: await view(group) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/groups/:name',
+      auth: 'service',
+      tag: 'groups',
+      summary: 'Replace a group definition; the name cannot change',
+      params: NameParams,
+      body: GroupBodySchema,
+      response: { 200: Mutation },
+      handler: async ({ params, body, actor }) => {
+        const group = groups.replace(params.name, body);
+        bus.publish('GROUP_UPDATED', { group: group.name }, actor);
+        return { success: true as const, message: `group ${group.name} updated`, group: await view(group) };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/groups/:name',
+      auth: 'service',
+      tag: 'groups',
+      summary: 'Delete a group definition; refused while instances run',
+      params: NameParams,
+      response: { 200: t.Object({ success: t.Literal(true), message: t.String() }) },
+      handler: ({ params, actor }) => {
+        groups.require(params.name);
+        const active = services.activeInstances(params.name);
+        if (active > 0) {
+          throw new ApiError('GROUP_HAS_RUNNING_INSTANCES', `group ${params.name} has ${active} running instance(s): stop them first`);
+        }
+        groups.delete(params.name);
+        bus.publish('GROUP_DELETED', { group: params.name }, actor);
+        return { success: true as const, message: `group ${params.name} deleted` };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/reload',
+      auth: 'admin',
+      tag: 'config',
+      summary: 'Re-read every group file and svc.toml; reports what applied and what needs a restart',
+      response: { 200: ReloadReportSchema },
+      handler: ({ actor }) => reloadConfiguration(kernel, actor),
+    }),
+  ];
+}
