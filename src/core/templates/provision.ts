@@ -1,0 +1,110 @@
+import { lstatSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBreather } from './breather';
+import { hardlinksSafeByDefault } from './link-policy';
+import { planStack } from './merge-plan';
+import { codeOf, FilePlacer, removeEntry } from './place-file';
+
+export interface ProvisionOptions {
+  /**
+   * Replace what the work dir already holds (default; dynamic services get a fresh copy), or
+   * never touch an existing file or folder entry (static services keep their own changes).
+   */
+  overwrite?: boolean;
+  /**
+   * Share jars and `libraries/` with the template through read-only hardlinks. Defaults to
+   * on unless svc runs as root, where permission bits protect nothing (see link-policy.ts).
+   */
+  hardlinks?: boolean;
+}
+
+export interface ProvisionResult {
+  /** Files placed: reflinked + hardlinked + copied. */
+  files: number;
+  /** Bytes of the files placed (what a plain copy would have written). */
+  bytes: number;
+  reflinked: number;
+  hardlinked: number;
+  copied: number;
+  /** Existing work-dir entries left alone because `overwrite` was off. */
+  kept: number;
+  /** Absolute template paths not copied: symlinks, FIFOs, sockets, devices. */
+  skipped: string[];
+}
+
+/**
+ * Copies a stack of template folders (in order, later ones win) into `workDir`.
+ *
+ * `libraries/` is hardlinked file by file, not symlinked as a whole folder (the reference
+ * does the latter): through a folder link a server would create, replace and delete files
+ * inside the template itself, racing every other instance starting from it (Paper downloads
+ * into `libraries/` at start), and a half-written download would be visible to all of them.
+ * With per-file links new files land in the service's own folder and existing ones are
+ * read-only.
+ */
+export async function provisionStack(layerDirs: readonly string[], workDir: string, options: ProvisionOptions = {}): Promise<ProvisionResult> {
+  const overwrite = options.overwrite ?? true;
+  const placer = new FilePlacer({ overwrite, hardlinks: options.hardlinks ?? hardlinksSafeByDefault() });
+  const plan = planStack(layerDirs);
+  const result: ProvisionResult = { files: 0, bytes: 0, reflinked: 0, hardlinked: 0, copied: 0, kept: 0, skipped: plan.skipped };
+
+  mkdirSync(workDir, { recursive: true });
+  // Folders whose place in the work dir is taken by something else that must be kept.
+  const blocked = new Set<string>();
+  for (const rel of plan.dirs) {
+    if (isUnder(rel, blocked)) continue;
+    if (!ensureDirectory(join(workDir, rel), overwrite)) blocked.add(rel);
+  }
+
+  const breathe = createBreather();
+  for (const file of plan.files) {
+    if (isUnder(file.rel, blocked)) {
+      result.kept++;
+      continue;
+    }
+    const outcome = await placer.place(file.src, join(workDir, file.rel), file.rel);
+    switch (outcome.mode) {
+      case 'kept':
+        result.kept++;
+        break;
+      case 'vanished':
+        break;
+      default:
+        result.files++;
+        result.bytes += outcome.size;
+        if (outcome.mode === 'reflink') result.reflinked++;
+        else if (outcome.mode === 'hardlink') result.hardlinked++;
+        else result.copied++;
+    }
+    const pause = breathe();
+    if (pause) await pause;
+  }
+  return result;
+}
+
+/**
+ * Creates one folder whose parent exists. True when a real folder is there afterwards. An
+ * existing non-folder (a file, or a link even to a folder: writing through it would leave
+ * the work dir) is replaced when overwriting, else kept and the folder's contents skipped.
+ */
+function ensureDirectory(path: string, overwrite: boolean): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (error) {
+    if (codeOf(error) !== 'EEXIST') throw error;
+  }
+  if (lstatSync(path).isDirectory()) return true;
+  if (!overwrite) return false;
+  removeEntry(path);
+  mkdirSync(path);
+  return true;
+}
+
+function isUnder(rel: string, blocked: ReadonlySet<string>): boolean {
+  if (blocked.size === 0) return false;
+  for (let slash = rel.indexOf('/'); slash !== -1; slash = rel.indexOf('/', slash + 1)) {
+    if (blocked.has(rel.slice(0, slash))) return true;
+  }
+  return blocked.has(rel);
+}

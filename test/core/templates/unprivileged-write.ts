@@ -1,0 +1,36 @@
+import { chmodSync, chownSync, writeFileSync } from 'node:fs';
+
+/** `nobody`: the user the in-place writer runs as when the tests run as root. */
+const NOBODY = 65534;
+const runningAsRoot = process.geteuid?.() === 0;
+
+/**
+ * Makes `paths` owned by the user the writer will run as (a no-op unless root), as in a real
+ * deployment where a server owns its files: then only the permission bits can stop a write.
+ */
+export function ownByWriter(paths: readonly string[]): void {
+  if (runningAsRoot) for (const path of paths) chownSync(path, NOBODY, NOBODY);
+}
+
+/**
+ * Tries an in-place write (open O_RDWR, no truncate, no rename) as a server would, as an
+ * unprivileged user: root ignores permission bits, so when the tests run as root the write
+ * runs in a child process as `nobody` (65534). Returns the error code, or null if it worked.
+ * `traversable` folders are opened to others first (mkdtemp makes them 0700).
+ */
+export function writeInPlaceUnprivileged(path: string, traversable: readonly string[]): string | null {
+  if (!runningAsRoot) {
+    try {
+      writeFileSync(path, 'CORRUPTED', { flag: 'r+' });
+      return null;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code ?? 'unknown';
+    }
+  }
+  for (const dir of traversable) chmodSync(dir, 0o755);
+  const script = `try { require('node:fs').writeFileSync(${JSON.stringify(path)}, 'CORRUPTED', { flag: 'r+' }); console.log('null'); } catch (e) { console.log(e.code); }`;
+  const child = Bun.spawnSync([process.execPath, '-e', script], { uid: NOBODY, gid: NOBODY, env: {}, stdout: 'pipe', stderr: 'pipe' });
+  const out = child.stdout.toString().trim();
+  if (child.exitCode !== 0 || out === '') throw new Error(`unprivileged writer failed: ${child.stderr.toString()}`);
+  return out === 'null' ? null : out;
+}
