@@ -6,6 +6,10 @@ import type { Config } from './config/schema';
 import { AuditStore } from './core/audit/store';
 import { GroupStore } from './core/groups/store';
 import { ServiceRegistry } from './core/services/registry';
+import { ServiceManager, type ManagerTiming } from './core/services/manager';
+import { GroupServicePreparer } from './core/services/preparer';
+import { defaultPortRanges, PortLeases } from './core/ports';
+import { launch } from './core/supervisor/process';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
 import { EventBus } from './events/bus';
@@ -20,6 +24,8 @@ import { metricsRoutes } from './http/routes/metrics';
 import { moduleRoutes } from './http/routes/modules';
 import { groupRoutes } from './http/routes/groups';
 import { softwareRoutes } from './http/routes/software';
+import { serviceRoutes } from './http/routes/services';
+import { statusRoutes } from './http/routes/status';
 import { systemRoutes } from './http/routes/system';
 import { tokenRoutes } from './http/routes/tokens';
 import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
@@ -37,6 +43,8 @@ import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat'
 import { VERSION } from './version';
 
 export interface ControllerOptions {
+  /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
+  timing?: Partial<ManagerTiming>;
   /** Working directory (svc.toml, config/, data/, templates/, services/, logs/). */
   dir: string;
   /** svc.toml location; default `<dir>/svc.toml`. */
@@ -112,6 +120,28 @@ export class Controller {
     for (const warning of groupReport.warnings) log.warn(warning);
 
     let controller: Controller | undefined;
+    const services = new ServiceRegistry();
+    const preparer = new GroupServicePreparer({
+      templatesRoot: paths.templates,
+      dataDir: paths.data,
+      java: config.java,
+      groups,
+      registry: services,
+      apiPort: () => controller?.port ?? config.api.port,
+      tokens: { master: master.token, service: auth.serviceToken },
+      env: process.env,
+    });
+    const manager = new ServiceManager({
+      bus,
+      log: log.child({ area: 'services' }),
+      registry: services,
+      groups,
+      ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port)),
+      servicesDir: paths.services,
+      preparer,
+      launcher: { launch },
+      timing: options.timing,
+    });
     const kernel: Kernel = {
       version: VERSION,
       startedAt: new Date(),
@@ -127,7 +157,8 @@ export class Controller {
       metrics,
       modules,
       groups,
-      services: new ServiceRegistry(),
+      services,
+      manager,
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerBaseMetrics(kernel);
@@ -171,6 +202,8 @@ export class Controller {
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
       ...softwareRoutes(),
+      ...serviceRoutes(kernel, kernel.manager),
+      ...statusRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -227,6 +260,8 @@ export class Controller {
 
   private async doStop(reason: string): Promise<void> {
     const { kernel } = this;
+    // Services first (shutdown order: backends, then proxies), while the API still answers them.
+    await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();
     if (this.server) {

@@ -3,6 +3,7 @@ import type { Config } from './config/schema';
 import type { AuditStore } from './core/audit/store';
 import type { GroupStore } from './core/groups/store';
 import type { ServiceRegistry } from './core/services/registry';
+import type { ServiceManager } from './core/services/manager';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
@@ -44,6 +45,8 @@ export interface Kernel {
   readonly groups: GroupStore;
   /** Every service the controller knows; the supervisor keeps it. */
   readonly services: ServiceRegistry;
+  /** Starts, stops and looks after the services of this machine. */
+  readonly manager: ServiceManager;
   /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

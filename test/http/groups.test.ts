@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newRecord } from '../../src/core/services/registry';
 import { expectErrorBody, readJson, startController, type TestController } from '../support/controller';
 
 let c: TestController;
@@ -128,7 +129,7 @@ describe('groups', () => {
   });
 
   test('delete removes the file and publishes GROUP_DELETED; 409 while instances run', async () => {
-    c.controller.kernel.services.add({ name: 'Proxy-1', group: 'Proxy', state: 'READY', customState: '', port: 25565, pid: 1, playerCount: 0, restartCount: 0, startedAt: new Date(), isDedicated: false });
+    c.controller.kernel.services.add({ ...newRecord({ name: 'Proxy-1', group: 'Proxy', port: 25565, workDir: '/tmp/x', isStatic: false, isProxy: true, memoryMaxMb: 1408, restartCount: 0 }), state: 'READY' });
     const refused = await c.api('/api/groups/Proxy', { method: 'DELETE' });
     expect(refused.status).toBe(409);
     expect((await expectErrorBody(refused)).error).toBe('GROUP_HAS_RUNNING_INSTANCES');

@@ -68,6 +68,7 @@ export async function startController(
     exit: (code) => shutdowns.push(code),
     heartbeat: options.heartbeat,
     modules: options.modules,
+    timing: options.timing,
     // POST /api/shutdown is recorded, not obeyed, unless a test asks for the real thing.
     onShutdownRequest: options.realShutdown ? undefined : (options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason))),
   });

@@ -8,10 +8,20 @@ export interface ServiceRecord {
   customState: string;
   port: number;
   pid: number | null;
+  workDir: string;
   playerCount: number;
+  /** When the last player-count report arrived (ms), for staleness. */
+  playersReportedAt: number | null;
+  tps: number | null;
+  memoryMaxMb: number;
   restartCount: number;
   startedAt: Date | null;
+  readyAt: Date | null;
+  isStatic: boolean;
   isDedicated: boolean;
+  isProxy: boolean;
+  /** Why it last failed, in words an operator can act on. */
+  diagnosis: string | null;
 }
 
 /**
@@ -35,7 +45,7 @@ export class ServiceRegistry {
   }
 
   all(): ServiceRecord[] {
-    return [...this.services.values()];
+    return [...this.services.values()].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
   }
 
   ofGroup(group: string): ServiceRecord[] {
@@ -52,4 +62,21 @@ export class ServiceRegistry {
   get size(): number {
     return this.services.size;
   }
+}
+
+/** A fresh record in PREPARING with nothing known yet. */
+export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' | 'workDir' | 'isStatic' | 'isProxy' | 'memoryMaxMb' | 'restartCount'>): ServiceRecord {
+  return {
+    ...fields,
+    state: 'PREPARING',
+    customState: '',
+    pid: null,
+    playerCount: 0,
+    playersReportedAt: null,
+    tps: null,
+    startedAt: null,
+    readyAt: null,
+    isDedicated: false,
+    diagnosis: null,
+  };
 }

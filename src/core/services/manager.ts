@@ -1,0 +1,347 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiError } from '../../errors';
+import type { EventBus } from '../../events/bus';
+import type { Actor } from '../../events/catalogue';
+import type { Logger } from '../../log';
+import type { Group } from '../groups/model';
+import type { GroupStore } from '../groups/store';
+import type { PortLeases } from '../ports';
+import { SOFTWARE, type SoftwareKind } from '../software/kinds';
+import { memoryMaxMb } from '../software/memory';
+import { diagnose } from '../supervisor/diagnosis';
+import type { LaunchSpec, ProcessHandle } from '../supervisor/process';
+import { decideRestart, DEFAULT_RESTART_TIMING, type RestartPolicy } from '../supervisor/restart-policy';
+import { transition, type ServiceState } from './lifecycle';
+import { nextInstanceName } from './names';
+import { newRecord, type ServiceRecord, type ServiceRegistry } from './registry';
+import { SerialQueue } from './serial';
+
+/** Turns a prepared work dir into the argv to run (software builder, or the group's startCommand). */
+export interface CommandPlan {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+/** The steps of a start that touch files: templates into the work dir, then the command. */
+export interface ServicePreparer {
+  prepare(group: Group, service: { name: string; port: number; workDir: string; isStatic: boolean }): Promise<CommandPlan>;
+}
+
+export interface ProcessLauncher {
+  launch(spec: LaunchSpec): Promise<ProcessHandle>;
+}
+
+export interface ManagerTiming {
+  /** `stop` on stdin, then this long before a kill (spec: 30 s). */
+  stopTimeoutMs: number;
+  /** Replaces each kind's ready timeout (180 s, 240 s modded) when set (tests). */
+  readyTimeoutMs?: number;
+  /** How often a draining service's player count is checked. */
+  drainPollMs: number;
+  restart: Omit<RestartPolicy, 'restartOnCrash' | 'maxRestarts'>;
+}
+
+export const DEFAULT_MANAGER_TIMING: ManagerTiming = { stopTimeoutMs: 30_000, drainPollMs: 1_000, restart: DEFAULT_RESTART_TIMING };
+
+interface Instance {
+  record: ServiceRecord;
+  kind: SoftwareKind;
+  queue: SerialQueue;
+  handle: ProcessHandle | null;
+  /** Set while a stop we asked for is in progress: the exit is then not a crash. */
+  stopping: boolean;
+  readyTimer: ReturnType<typeof setTimeout> | null;
+}
+
+export interface ManagerDeps {
+  bus: EventBus;
+  log: Logger;
+  registry: ServiceRegistry;
+  groups: GroupStore;
+  ports: PortLeases;
+  servicesDir: string;
+  preparer: ServicePreparer;
+  launcher: ProcessLauncher;
+  timing?: Partial<ManagerTiming>;
+}
+
+/**
+ * Runs the services of groups on this machine: names, ports, work dirs, the process, READY
+ * detection, graceful stop with a kill that always gets through, and restarts after crashes
+ * under the restart policy. Actions on one service are serialised; groups are locked while a
+ * start picks a name and checks the instance limit.
+ */
+export class ServiceManager {
+  private readonly instances = new Map<string, Instance>();
+  private readonly groupLocks = new Map<string, SerialQueue>();
+  private readonly crashTimes = new Map<string, number[]>();
+  private readonly quarantined = new Map<string, string>();
+  private readonly pendingRestarts = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timing: ManagerTiming;
+  private closed = false;
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.timing = { ...DEFAULT_MANAGER_TIMING, ...deps.timing };
+  }
+
+  /** Starts one new instance of a group; resolves once its process runs (STARTING). */
+  start(groupName: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
+    const group = this.deps.groups.require(groupName);
+    if (actor !== 'system') this.quarantined.delete(groupName); // an operator's start clears a quarantine
+    const lock = this.groupLocks.get(groupName) ?? new SerialQueue();
+    this.groupLocks.set(groupName, lock);
+    return lock.run(() => this.startLocked(group, actor, restartCount));
+  }
+
+  private async startLocked(group: Group, actor: Actor, restartCount: number): Promise<ServiceRecord> {
+    if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
+    const quarantine = this.quarantined.get(group.name);
+    if (quarantine) throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is quarantined (${quarantine}); start it by hand to clear`);
+    const { registry, ports, bus } = this.deps;
+    const active = registry.activeInstances(group.name);
+    if (active >= group.maxInstances) {
+      throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is at its maximum of ${group.maxInstances} instance(s)`);
+    }
+    const kind = SOFTWARE[group.software];
+    const { name, reuses } = nextInstanceName(group.name, registry.ofGroup(group.name));
+    if (reuses) this.forget(reuses, { removeWorkDir: true });
+    const port = await ports.lease(kind.isProxy ? 'proxy' : 'backend', name);
+    const isStatic = group.type === 'STATIC';
+    const workDir = isStatic ? join(this.deps.servicesDir, 'static', name) : join(this.deps.servicesDir, 'temp', `${name}_${randomBytes(4).toString('hex')}`);
+    const record = newRecord({ name, group: group.name, port, workDir, isStatic, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(group.memory), restartCount });
+    registry.add(record);
+    const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null };
+    this.instances.set(name, instance);
+
+    let plan: CommandPlan;
+    try {
+      plan = await this.deps.preparer.prepare(group, { name, port, workDir, isStatic });
+      instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
+    } catch (error) {
+      const reason = error instanceof ApiError ? error.message : `could not start: ${(error as Error).message}`;
+      record.diagnosis = reason;
+      this.move(instance, 'CRASHED');
+      ports.release(name);
+      this.deps.log.error({ service: name, err: error }, 'start failed');
+      throw new ApiError('SERVICE_START_FAILED', `${name}: ${reason}`);
+    }
+    record.pid = instance.handle.pid;
+    record.startedAt = instance.handle.startedAt;
+    this.move(instance, 'STARTING');
+    bus.publish('SERVICE_STARTING', { service: name, group: group.name, port }, actor);
+    this.watch(instance, group);
+    return record;
+  }
+
+  /** READY by pattern, ready timeout, and what an exit means. */
+  private watch(instance: Instance, group: Group): void {
+    const handle = instance.handle!;
+    const { record, kind } = instance;
+    const pattern = new RegExp(group.readyPattern || kind.readyPattern);
+    const stopWatching = handle.onLine((line) => {
+      if (record.state !== 'STARTING' || !pattern.test(line)) return;
+      this.markReady(instance);
+    });
+    instance.readyTimer = setTimeout(() => {
+      if (record.state !== 'STARTING') return;
+      record.diagnosis = `not READY within ${Math.round((this.timing.readyTimeoutMs ?? kind.readyTimeoutMs) / 1000)} s (no line matched ${pattern.source})`;
+      this.deps.log.warn({ service: record.name }, record.diagnosis);
+      handle.signal('SIGKILL');
+    }, this.timing.readyTimeoutMs ?? kind.readyTimeoutMs);
+    void handle.exited.then((exit) => {
+      stopWatching();
+      if (instance.readyTimer) clearTimeout(instance.readyTimer);
+      if (!instance.stopping) this.onUnexpectedExit(instance, group, exit.code);
+    });
+  }
+
+  /** READY: the pattern matched or the SDK said so. */
+  markReady(instance: Instance): void {
+    if (!this.move(instance, 'READY')) return;
+    instance.record.readyAt = new Date();
+    if (instance.readyTimer) clearTimeout(instance.readyTimer);
+    this.deps.bus.publish('SERVICE_READY', { service: instance.record.name, group: instance.record.group });
+  }
+
+  private onUnexpectedExit(instance: Instance, group: Group, code: number | null): void {
+    const { record } = instance;
+    const { bus, ports, log } = this.deps;
+    ports.release(record.name);
+    record.pid = null;
+    if (record.state === 'READY' && code === 0) {
+      // A clean exit while READY (someone typed `stop` in its console) is a stop, not a crash.
+      this.move(instance, 'STOPPED');
+      bus.publish('SERVICE_STOPPED', { service: record.name });
+      this.cleanUp(instance);
+      return;
+    }
+    const readyForMs = record.readyAt ? Date.now() - record.readyAt.getTime() : 0;
+    const lines = instance.handle?.lastLines(50) ?? [];
+    record.diagnosis = record.diagnosis ?? diagnose(code, lines).hint;
+    this.move(instance, 'CRASHED');
+    instance.handle?.close(); // the last lines stay readable; the work dir stays until the slot is reused
+    bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: record.restartCount });
+    log.warn({ service: record.name, exitCode: code, diagnosis: record.diagnosis, lastLines: lines.slice(-10) }, 'service crashed');
+
+    const now = Date.now();
+    const times = [...(this.crashTimes.get(group.name) ?? []), now].filter((t) => now - t <= this.timing.restart.loopWindowMs);
+    this.crashTimes.set(group.name, times);
+    const policy: RestartPolicy = { restartOnCrash: group.restartOnCrash, maxRestarts: group.maxRestarts, ...this.timing.restart };
+    const decision = decideRestart(policy, { restartCount: record.restartCount, readyForMs, groupCrashTimes: times, now });
+    if (decision.kind === 'no-restart') {
+      log.info({ service: record.name }, `not restarted: ${decision.reason}`);
+      return;
+    }
+    if (decision.kind === 'quarantine') {
+      this.quarantined.set(group.name, decision.reason);
+      log.error({ group: group.name }, decision.reason);
+      bus.publish('API_WARNING', { message: `group ${group.name}: ${decision.reason}` });
+      return;
+    }
+    log.info({ service: record.name, attempt: decision.attempt, delayMs: decision.delayMs }, 'restarting after a crash');
+    const timer = setTimeout(() => {
+      this.pendingRestarts.delete(timer);
+      this.start(group.name, 'system', decision.attempt).catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
+    }, decision.delayMs);
+    this.pendingRestarts.add(timer);
+  }
+
+  /** Graceful stop: drain (unless forced), `stop` on stdin, kill after the timeout, clean up. */
+  stop(name: string, actor: Actor, options: { force?: boolean } = {}): Promise<void> {
+    const instance = this.require(name);
+    return instance.queue.run(async () => {
+      const { record } = instance;
+      if (record.state === 'STOPPED' || record.state === 'CRASHED' || !instance.handle?.isAlive()) {
+        this.forget(name, { removeWorkDir: true });
+        return;
+      }
+      const group = this.deps.groups.get(record.group);
+      if (!options.force && record.state === 'READY' && record.playerCount > 0) await this.drain(instance, group?.drainTimeout ?? 30, actor);
+      await this.halt(instance, actor);
+    });
+  }
+
+  private async drain(instance: Instance, timeoutSeconds: number, actor: Actor): Promise<void> {
+    const { record } = instance;
+    this.move(instance, 'DRAINING');
+    this.deps.bus.publish('SERVICE_DRAINING', { service: record.name, group: record.group }, actor);
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    while (record.playerCount > 0 && Date.now() < deadline && instance.handle?.isAlive()) {
+      await new Promise((resolve) => setTimeout(resolve, this.timing.drainPollMs));
+    }
+  }
+
+  private async halt(instance: Instance, actor: Actor): Promise<void> {
+    const { record, kind } = instance;
+    const handle = instance.handle!;
+    instance.stopping = true;
+    this.move(instance, 'STOPPING');
+    this.deps.bus.publish('SERVICE_STOPPING', { service: record.name }, actor);
+    try {
+      handle.write(kind.stopCommand);
+    } catch (error) {
+      this.deps.log.warn({ service: record.name, err: error }, 'could not write the stop command');
+    }
+    const exited = await Promise.race([handle.exited.then(() => true), delay(this.timing.stopTimeoutMs).then(() => false)]);
+    if (!exited) {
+      this.deps.log.warn({ service: record.name }, `did not stop within ${this.timing.stopTimeoutMs} ms: killing it`);
+      handle.signal('SIGKILL');
+      await handle.exited;
+    }
+    this.deps.ports.release(record.name);
+    record.pid = null;
+    this.move(instance, 'STOPPED');
+    this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
+    this.cleanUp(instance);
+  }
+
+  /** Kills at once, whatever the service is doing; the exit then takes its normal course. */
+  kill(name: string): void {
+    this.require(name).handle?.signal('SIGKILL');
+  }
+
+  async restart(name: string, actor: Actor): Promise<ServiceRecord> {
+    const group = this.require(name).record.group;
+    await this.stop(name, actor);
+    return this.start(group, actor);
+  }
+
+  exec(name: string, command: string): void {
+    const instance = this.require(name);
+    if (!instance.handle?.isAlive()) throw new ApiError('SERVICE_NOT_READY', `${name} has no running process`);
+    instance.handle.write(command);
+  }
+
+  handleOf(name: string): ProcessHandle | null {
+    return this.instances.get(name)?.handle ?? null;
+  }
+
+  setCustomState(name: string, customState: string, actor: Actor): void {
+    const { record } = this.require(name);
+    if (record.state !== 'READY') throw new ApiError('SERVICE_NOT_READY', `${name} is ${record.state}; the custom state can only be set while READY`);
+    const oldState = record.customState;
+    record.customState = customState;
+    if (oldState !== customState) {
+      this.deps.bus.publish('SERVICE_CUSTOM_STATE_CHANGED', { service: name, group: record.group, oldState: oldState || undefined, newState: customState || undefined }, actor);
+    }
+  }
+
+  reportPlayers(name: string, playerCount: number): void {
+    const { record } = this.require(name);
+    record.playerCount = playerCount;
+    record.playersReportedAt = Date.now();
+  }
+
+  reportTps(name: string, tps: number): void {
+    this.require(name).record.tps = tps;
+  }
+
+  /** Stops every service: backends before proxies, each class in parallel; no orphans left. */
+  async stopAll(reason: string): Promise<void> {
+    this.closed = true;
+    for (const timer of this.pendingRestarts) clearTimeout(timer);
+    this.pendingRestarts.clear();
+    const running = [...this.instances.values()].filter((i) => i.handle);
+    this.deps.log.info({ reason, services: running.length }, 'stopping all services');
+    for (const proxies of [false, true]) {
+      await Promise.all(running.filter((i) => i.kind.isProxy === proxies).map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
+    }
+  }
+
+  private require(name: string): Instance {
+    const instance = this.instances.get(name);
+    if (!instance) throw new ApiError('SERVICE_NOT_FOUND', `service "${name}" does not exist`);
+    return instance;
+  }
+
+  /** Moves a service through the lifecycle table; refused moves are logged, not thrown. */
+  private move(instance: Instance, to: ServiceState): boolean {
+    const result = transition(instance.record.state, to);
+    if (!result.ok) {
+      this.deps.log.warn({ service: instance.record.name }, `refused: ${result.reason}`);
+      return false;
+    }
+    instance.record.state = to;
+    return result.changed;
+  }
+
+  /** After a stop: unregistered, and a dynamic service's work dir deleted. */
+  private cleanUp(instance: Instance): void {
+    instance.handle?.close();
+    this.forget(instance.record.name);
+    if (!instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
+  }
+
+  /** Drops a service from the controller; a crashed dynamic service's dir goes with its slot. */
+  private forget(name: string, options: { removeWorkDir?: boolean } = {}): void {
+    const instance = this.instances.get(name);
+    instance?.handle?.close();
+    this.instances.delete(name);
+    this.deps.registry.remove(name);
+    if (options.removeWorkDir && instance && !instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,55 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SERVICE_STATES } from './lifecycle';
+import { residentMemoryMb } from './process-memory';
+import type { ServiceRecord } from './registry';
+
+/** TPS below this counts as unhealthy (the doctor's threshold too). */
+export const HEALTHY_TPS = 15;
+
+export const ServiceViewSchema = Type.Object({
+  name: Type.String(),
+  groupName: Type.String(),
+  state: Type.Union(SERVICE_STATES.map((s) => Type.Literal(s))),
+  customState: Type.String(),
+  port: Type.Integer(),
+  host: Type.String(),
+  nodeId: Type.String(),
+  pid: Type.Union([Type.Integer(), Type.Null()]),
+  playerCount: Type.Integer(),
+  memoryUsedMb: Type.Integer(),
+  memoryMaxMb: Type.Integer(),
+  tps: Type.Union([Type.Number(), Type.Null()]),
+  healthy: Type.Boolean(),
+  uptime: Type.Integer({ description: 'seconds since the process started' }),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  restartCount: Type.Integer(),
+  isDedicated: Type.Boolean(),
+  proxyEnabled: Type.Boolean(),
+  diagnosis: Type.Union([Type.String(), Type.Null()], { description: 'why it last failed, when it did' }),
+});
+export type ServiceView = Static<typeof ServiceViewSchema>;
+
+/** The API form of a service record, with live memory from the process table. */
+export function serviceView(record: ServiceRecord, now = Date.now()): ServiceView {
+  return {
+    name: record.name,
+    groupName: record.group,
+    state: record.state,
+    customState: record.customState,
+    port: record.port,
+    host: '127.0.0.1',
+    nodeId: 'local',
+    pid: record.pid,
+    playerCount: record.playerCount,
+    memoryUsedMb: residentMemoryMb(record.pid),
+    memoryMaxMb: record.memoryMaxMb,
+    tps: record.tps,
+    healthy: record.state === 'READY' && (record.tps === null || record.tps >= HEALTHY_TPS),
+    uptime: record.startedAt ? Math.max(0, Math.floor((now - record.startedAt.getTime()) / 1000)) : 0,
+    startedAt: record.startedAt?.toISOString() ?? null,
+    restartCount: record.restartCount,
+    isDedicated: record.isDedicated,
+    proxyEnabled: !record.isProxy,
+    diagnosis: record.diagnosis,
+  };
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { launchEnv } from './launch-env';
+import { createPosixHandle } from './posix-handle';
+import { prepareStateDir } from './prepare-state-dir';
+import { writeProcessRecord } from './process-record';
+import { stateFiles } from './state-files';
+import type { LaunchSpec, ProcessHandle } from './types';
+import { waitForPidFile } from './wait-for-pid-file';
+import { wrapperArgv } from './wrapper-script';
+
+const PID_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts the server under the sh wrapper (wrapper-script.ts), detached in its own session with
+ * no stdio tied to the controller, so it keeps running if the controller dies. Resolves once
+ * the server's pid is known and process.json records it for a later reattach().
+ */
+export async function launchPosix(spec: LaunchSpec): Promise<ProcessHandle> {
+  const workDir = resolve(spec.workDir);
+  const files = stateFiles(resolve(workDir, spec.stateDir ?? '.svc'));
+  prepareStateDir(files);
+
+  const marker = `svc-${randomUUID()}`;
+  const startedAt = new Date();
+  const wrapper = Bun.spawn(wrapperArgv(marker, files.dir, spec.argv), {
+    cwd: workDir,
+    env: launchEnv(spec.env),
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  wrapper.unref(); // the server's life is not ours to hold up: the controller may exit any time
+
+  let pid: number;
+  try {
+    pid = await waitForPidFile(files.pidFile, wrapper.exited, PID_TIMEOUT_MS);
+  } catch (error) {
+    try {
+      process.kill(-wrapper.pid, 'SIGKILL'); // a wrapper stuck before the server started: the whole group
+    } catch {
+      // Already gone.
+    }
+    throw new Error(`${spec.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  const record = {
+    name: spec.name,
+    marker,
+    wrapperPid: wrapper.pid,
+    pid,
+    startedAt: startedAt.toISOString(),
+    logFile: files.log,
+    fifo: files.fifo,
+    exitFile: files.exitFile,
+  };
+  writeProcessRecord(files.record, record);
+  return createPosixHandle({ record, files, startOffset: 0, wrapperExited: wrapper.exited });
+}

@@ -1,0 +1,42 @@
+/**
+ * The POSIX sh wrapper that lets a game server outlive the controller. It runs detached in its
+ * own session (so it is also the leader of the server's process group) as
+ *
+ *   /bin/sh -c WRAPPER_SCRIPT svc-wrapper <marker> <stateDir> <argv...>
+ *
+ * The marker is not used by the script: it is there so that `/proc/<pid>/cmdline` (or `ps`)
+ * proves a live pid is still this wrapper. The server's argv is never part of the script text;
+ * it arrives as separate arguments and is run as "$@", so no quoting can go wrong.
+ *
+ * Contract with the controller (file names from state-files.ts):
+ *   - stdin.fifo is created if missing and held open read-write on fd 3 for the wrapper's whole
+ *     life: the server never reads EOF while no controller writes, and a controller's
+ *     non-blocking open for writing always finds a reader;
+ *   - the server's stdout and stderr are appended to console.log;
+ *   - server.pid gets the server's pid followed by "\n" before the server starts;
+ *   - exit-code gets the server's status as sh reports it (128+n after signal n) via tmp + mv,
+ *     so the file appears whole, and only once the server has ended;
+ *   - 126 without a server.pid means the wrapper could not set up the FIFO.
+ * Only the server is signalled by the controller; the wrapper catches HUP/INT/TERM with a no-op
+ * trap (caught, not ignored: ignored signals would be inherited by the server) so that even a
+ * signal to the whole process group still lets it record the exit code. A trap waits for the
+ * foreground command to finish, so the wrapper keeps waiting for the server.
+ */
+export const WRAPPER_SCRIPT = `
+dir=$2
+shift 2
+trap : HUP INT TERM
+fifo=$dir/stdin.fifo
+if [ ! -p "$fifo" ]; then
+  rm -f "$fifo" && mkfifo -m 600 "$fifo" || exit 126
+fi
+exec 3<>"$fifo" || exit 126
+/bin/sh -c 'exec >>"$1" 2>&1 3<&-; echo $$ >"$2"; shift 2; exec "$@"' svc-server "$dir/console.log" "$dir/server.pid" "$@" <&3
+code=$?
+echo "$code" >"$dir/exit-code.tmp" && mv -f "$dir/exit-code.tmp" "$dir/exit-code"
+`;
+
+/** argv for Bun.spawn: the wrapper, then the server's own argv untouched. */
+export function wrapperArgv(marker: string, stateDir: string, argv: readonly string[]): string[] {
+  return ['/bin/sh', '-c', WRAPPER_SCRIPT, 'svc-wrapper', marker, stateDir, ...argv];
+}

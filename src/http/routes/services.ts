@@ -1,0 +1,268 @@
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { ApiError } from '../../errors';
+import type { Kernel } from '../../kernel';
+import { SERVICE_STATES } from '../../core/services/lifecycle';
+import type { ServiceManager } from '../../core/services/manager';
+import { ServiceViewSchema, serviceView } from '../../core/services/view';
+import { defineRoute, type AnyRoute } from '../route';
+
+const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
+const Ok = t.Object({ success: t.Literal(true), message: t.String() });
+const WithService = t.Object({ success: t.Literal(true), message: t.String(), service: ServiceViewSchema });
+const LOG_TAIL_BYTES = 4 * 1024 * 1024;
+
+const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
+
+/** The last `count` lines of a text file, reading at most the last few MB of it. */
+function tail(file: string, count: number): string[] {
+  if (!existsSync(file)) return [];
+  const size = statSync(file).size;
+  const text = size <= LOG_TAIL_BYTES ? readFileSync(file, 'utf8') : readTail(file, size);
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.slice(-count);
+}
+
+function readTail(file: string, size: number): string {
+  const buffer = Buffer.alloc(LOG_TAIL_BYTES);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, LOG_TAIL_BYTES, size - LOG_TAIL_BYTES);
+  } finally {
+    closeSync(fd);
+  }
+  const text = buffer.toString('utf8');
+  return text.slice(text.indexOf('\n') + 1);
+}
+
+export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute[] {
+  const { services, bus } = kernel;
+  const record = (name: string) => {
+    const found = services.get(name);
+    if (!found) throw new ApiError('SERVICE_NOT_FOUND', `service "${name}" does not exist`);
+    return found;
+  };
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/services',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Every service, optionally filtered by group, state and custom state',
+      query: t.Object({
+        group: t.Optional(t.String({ maxLength: 64 })),
+        state: t.Optional(t.Union(SERVICE_STATES.map((s) => t.Literal(s)))),
+        customState: t.Optional(t.String({ maxLength: 256 })),
+      }),
+      response: { 200: t.Object({ services: t.Array(ServiceViewSchema), total: t.Integer() }) },
+      handler: ({ query }) => {
+        const list = services
+          .all()
+          .filter((s) => (query.group === undefined || s.group === query.group) && (query.state === undefined || s.state === query.state) && (query.customState === undefined || s.customState === query.customState))
+          .map((s) => serviceView(s));
+        return { services: list, total: list.length };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/health',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Totals: services, READY, healthy, average TPS over READY, memory',
+      response: {
+        200: t.Object({
+          total: t.Integer(),
+          ready: t.Integer(),
+          healthy: t.Integer(),
+          averageTps: t.Union([t.Number(), t.Null()]),
+          memoryUsedMb: t.Integer(),
+          memoryMaxMb: t.Integer(),
+        }),
+      },
+      handler: () => {
+        const views = services.all().map((s) => serviceView(s));
+        const ready = views.filter((v) => v.state === 'READY');
+        const tps = ready.map((v) => v.tps).filter((v): v is number => v !== null);
+        return {
+          total: views.length,
+          ready: ready.length,
+          healthy: views.filter((v) => v.healthy).length,
+          averageTps: tps.length ? Math.round((tps.reduce((a, b) => a + b, 0) / tps.length) * 100) / 100 : null,
+          memoryUsedMb: views.reduce((a, v) => a + v.memoryUsedMb, 0),
+          memoryMaxMb: views.reduce((a, v) => a + v.memoryMaxMb, 0),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name',
+      auth: 'service',
+      tag: 'services',
+      summary: 'One service',
+      params: Name,
+      response: { 200: ServiceViewSchema },
+      handler: ({ params }) => serviceView(record(params.name)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/start',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Start a new instance of the GROUP named in the path; 409 at the group maximum',
+      params: Name,
+      response: { 201: WithService },
+      handler: async ({ params, set, actor }) => {
+        const started = await manager.start(params.name, actor);
+        set.status = 201;
+        return { success: true as const, message: `${started.name} is starting`, service: serviceView(started) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/stop',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Graceful stop: drain, `stop`, kill after 30 s',
+      params: Name,
+      response: { 200: Ok },
+      handler: async ({ params, actor }) => {
+        record(params.name);
+        await manager.stop(params.name, actor);
+        return { success: true as const, message: `${params.name} stopped` };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/restart',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Stop, then start a fresh instance of the same group',
+      params: Name,
+      response: { 200: WithService },
+      handler: async ({ params, actor }) => {
+        record(params.name);
+        const started = await manager.restart(params.name, actor);
+        return { success: true as const, message: `${params.name} restarted as ${started.name}`, service: serviceView(started) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/exec',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Write a command line to the service console (stdin)',
+      params: Name,
+      body: Type.Object({ command: Type.String({ minLength: 1, maxLength: 4096, pattern: '^[^\\r\\n]*$' }) }),
+      response: { 200: Ok },
+      handler: ({ params, body }) => {
+        record(params.name);
+        manager.exec(params.name, body.command);
+        return { success: true as const, message: `sent to ${params.name}` };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/services/:name/state',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Set the free-text custom state (READY services only)',
+      params: Name,
+      body: Type.Object({ customState: Type.String({ maxLength: 256 }) }),
+      response: { 200: Ok },
+      handler: ({ params, body, actor }) => {
+        record(params.name);
+        manager.setCustomState(params.name, body.customState, actor);
+        return { success: true as const, message: `custom state of ${params.name} set` };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/state',
+      auth: 'service',
+      tag: 'services',
+      summary: 'The current custom state',
+      params: Name,
+      response: { 200: t.Object({ service: t.String(), state: t.String(), customState: t.String() }) },
+      handler: ({ params }) => {
+        const found = record(params.name);
+        return { service: found.name, state: found.state, customState: found.customState };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/services/:name/health',
+      auth: 'service',
+      tag: 'services',
+      summary: 'SDK health report (TPS); memory fields are accepted and ignored',
+      params: Name,
+      body: Type.Object({ tps: Type.Number({ minimum: 0, maximum: 1000 }) }),
+      response: { 200: Ok },
+      handler: ({ params, body }) => {
+        record(params.name);
+        manager.reportTps(params.name, body.tps);
+        return { success: true as const, message: 'health recorded' };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/services/:name/players',
+      auth: 'service',
+      tag: 'services',
+      summary: 'SDK player-count report',
+      params: Name,
+      body: Type.Object({ playerCount: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }),
+      response: { 200: Ok },
+      handler: ({ params, body }) => {
+        record(params.name);
+        manager.reportPlayers(params.name, body.playerCount);
+        return { success: true as const, message: 'player count recorded' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/logs',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Log tail: source=app (logs/latest.log, default) or stdout (captured process output)',
+      params: Name,
+      query: t.Object({
+        lines: t.Optional(t.Integer({ description: 'clamped to 1..1000, default 100' })),
+        source: t.Optional(t.Union([t.Literal('app'), t.Literal('stdout')])),
+      }),
+      response: { 200: t.Object({ service: t.String(), source: t.String(), lines: t.Array(t.String()) }) },
+      handler: ({ params, query }) => {
+        const found = record(params.name);
+        const count = clamp(query.lines ?? 100, 1, 1000);
+        const source = query.source ?? 'app';
+        const handle = manager.handleOf(found.name);
+        const file = source === 'app' ? join(found.workDir, 'logs', 'latest.log') : (handle?.logFile ?? join(found.workDir, '.svc', 'console.log'));
+        return { service: found.name, source, lines: tail(file, count) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/message',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Publish SERVICE_MESSAGE to a service or to the virtual target "controller"',
+      params: Name,
+      body: Type.Object({
+        from: Type.String({ minLength: 1, maxLength: 128 }),
+        channel: Type.String({ minLength: 1, maxLength: 128 }),
+        data: Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean()]), { maxProperties: 64 }),
+      }),
+      response: { 200: Ok },
+      handler: ({ params, body, actor }) => {
+        if (params.name !== 'controller') record(params.name);
+        const reserved = ['from', 'to', 'channel'].find((key) => key in body.data);
+        if (reserved) throw new ApiError('VALIDATION_FAILED', `body "data" may not carry the key "${reserved}" (it is part of the message envelope)`);
+        bus.publish('SERVICE_MESSAGE', { ...body.data, from: body.from, to: params.name, channel: body.channel }, actor);
+        return { success: true as const, message: `message sent to ${params.name}` };
+      },
+    }),
+  ];
+}
