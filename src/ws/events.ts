@@ -3,28 +3,11 @@ import type { Kernel } from '../kernel';
 import { SERVICE_SCOPES } from '../http/auth';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
+import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
+
+export { CLOSE_POLICY };
 
 export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service', summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event' };
-
-/** Close code for a failed or missing credential (policy violation). */
-export const CLOSE_POLICY = 1008;
-
-/**
- * The parts of a socket used here. Elysia hands open/message/close its wrapper but ping/pong
- * the raw Bun socket; both carry the same `data`, whose `id` is stable for the connection.
- */
-export interface SocketHandle {
-  data: unknown;
-  raw: { ping(): unknown; terminate(): void; send(text: string): unknown };
-  close(code?: number, reason?: string): void;
-}
-
-const socketId = (ws: { data: unknown }): string => (ws.data as { id: string }).id;
-
-interface SocketData {
-  query: Record<string, string | undefined>;
-  headers: Record<string, string | undefined>;
-}
 
 /**
  * GET /api/events: the bus, pushed to subscribers. Accepts the master token, the derived
@@ -39,10 +22,7 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       live.set(id, null);
-      const data = ws.data as unknown as SocketData;
-      const header = data.headers.authorization;
-      const token = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? data.query.token ?? null;
-      const who = await kernel.auth.identify(token);
+      const who = await kernel.auth.identify(tokenOf(ws));
       const allowed =
         who !== null &&
         who !== 'invalid' &&

@@ -1,0 +1,21 @@
+/**
+ * The parts of a socket the API's WebSockets use. Elysia hands open/message/close its wrapper
+ * but ping/pong the raw Bun socket; both carry the same `data`, whose `id` is stable.
+ */
+export interface SocketHandle {
+  data: unknown;
+  raw: { ping(): unknown; terminate(): void; send(text: string): unknown };
+  close(code?: number, reason?: string): void;
+}
+
+/** Close code for a failed or missing credential (policy violation). */
+export const CLOSE_POLICY = 1008;
+
+export const socketId = (ws: { data: unknown }): string => (ws.data as { id: string }).id;
+
+/** The token of a socket request: `Authorization: Bearer` header, else `?token=` (browsers). */
+export function tokenOf(ws: { data: unknown }): string | null {
+  const data = ws.data as { query: Record<string, string | undefined>; headers: Record<string, string | undefined> };
+  const header = data.headers.authorization;
+  return header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? data.query.token ?? null;
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { readJson, startController, waitFor, type TestController } from '../support/controller';
+
+const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
+let c: TestController;
+
+beforeAll(async () => {
+  c = await startController({ timing: { stopTimeoutMs: 2000 } });
+  const group = { name: 'Lobby', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0 };
+  expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
+  expect((await c.api('/api/services/Lobby/start', { method: 'POST' })).status).toBe(201);
+  await waitFor(async () => (await readJson(await c.api('/api/services/Lobby-1'))).state === 'READY', { what: 'READY' });
+});
+afterAll(() => c.stop());
+
+const consoleUrl = (name: string, token?: string) => `${c.url.replace('http', 'ws')}/api/services/${name}/console${token ? `?token=${token}` : ''}`;
+
+function closeCode(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => ws.addEventListener('close', (e) => resolve(e.code)));
+}
+
+describe('GET /api/services/{name}/console', () => {
+  test('admin only: the derived service token and no token are closed with 1008', async () => {
+    expect(await closeCode(new WebSocket(consoleUrl('Lobby-1', c.service)))).toBe(1008);
+    expect(await closeCode(new WebSocket(consoleUrl('Lobby-1')))).toBe(1008);
+  });
+
+  test('an unknown service is closed with 1003', async () => {
+    expect(await closeCode(new WebSocket(consoleUrl('Nope-1', c.master)))).toBe(1003);
+  });
+
+  test('stdout lines out, trimmed frames in; blank frames ignored', async () => {
+    const ws = new WebSocket(consoleUrl('Lobby-1'), { headers: { authorization: `Bearer ${c.master}` } });
+    const lines: string[] = [];
+    ws.addEventListener('message', (m) => lines.push(String(m.data)));
+    await new Promise((resolve) => ws.addEventListener('open', resolve));
+    await waitFor(() => c.controller.kernel.manager.handleOf('Lobby-1') !== null, { what: 'handle' });
+    ws.send('   ');
+    ws.send('  say from the socket  ');
+    await waitFor(() => lines.some((l) => l.endsWith('[Server] from the socket')), { what: 'the echoed say' });
+    expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+    await c.api('/api/services/Lobby-1/exec', { method: 'POST', json: { command: 'list' } });
+    await waitFor(() => lines.some((l) => l.includes('players online')), { what: 'output of an API exec' });
+    const closed = closeCode(ws);
+    expect((await c.api('/api/services/Lobby-1/stop', { method: 'POST' })).status).toBe(200);
+    expect(await closed).toBe(1000);
+  });
+
+  test('a service without a running process is closed with 1003', async () => {
+    // A crashed instance stays registered but has no process.
+    const group = { name: 'Crashy', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}', '--crash-after-ready', '2'], minInstances: 0, restartOnCrash: false };
+    expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
+    await c.api('/api/services/Crashy/start', { method: 'POST' });
+    await waitFor(async () => (await readJson(await c.api('/api/services/Crashy-1'))).state === 'CRASHED', { what: 'CRASHED' });
+    expect(await closeCode(new WebSocket(consoleUrl('Crashy-1', c.master)))).toBe(1003);
+  });
+});
