@@ -9,7 +9,8 @@ import { ServiceRegistry } from './core/services/registry';
 import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
 import { defaultPortRanges, PortLeases } from './core/ports';
-import { launch } from './core/supervisor/process';
+import { launch, reattach } from './core/supervisor/process';
+import { ServiceStateFile } from './core/services/state-file';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
 import { EventBus } from './events/bus';
@@ -39,6 +40,7 @@ import { openDatabase, type Database } from './storage/db';
 import { migrate } from './storage/migrate';
 import { CORE_MIGRATIONS } from './storage/core-migrations';
 import { EVENTS_SOCKET, mountEventsSocket } from './ws/events';
+import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from './ws/service-console';
 import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
 import { VERSION } from './version';
 
@@ -139,7 +141,8 @@ export class Controller {
       ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port)),
       servicesDir: paths.services,
       preparer,
-      launcher: { launch },
+      launcher: { launch, reattach },
+      stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: options.timing,
     });
     const kernel: Kernel = {
@@ -168,6 +171,8 @@ export class Controller {
       controller.startAuditPruning();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
+      await manager.recover();
+      void manager.bootGroups().catch((error: unknown) => log.error({ err: error }, 'boot failed'));
     } catch (error) {
       await controller.stop('start failed');
       throw error;
@@ -188,7 +193,7 @@ export class Controller {
 
   /** Every HTTP route this controller serves, core and modules. */
   routes: AnyRoute[] = [];
-  readonly sockets: SocketSpec[] = [EVENTS_SOCKET];
+  readonly sockets: SocketSpec[] = [EVENTS_SOCKET, SERVICE_CONSOLE_SOCKET];
 
   private listen(): void {
     const { kernel } = this;
@@ -210,7 +215,10 @@ export class Controller {
     const { app, guard } = createHttpApp(kernel, {
       routes: this.routes,
       sockets: this.sockets,
-      mountSockets: (elysia) => mountEventsSocket(elysia, kernel, this.heartbeat),
+      mountSockets: (elysia) => {
+        mountEventsSocket(elysia, kernel, this.heartbeat);
+        mountServiceConsole(elysia, kernel, this.heartbeat);
+      },
     });
     // Never share the port with another process (the framework would default to SO_REUSEPORT,
     // silently splitting traffic between two controllers).

@@ -83,7 +83,7 @@ export function buildOpenApi(version: string, routes: readonly AnyRoute[], socke
       schemas: { ErrorBody: plain(ErrorBodySchema) },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, cluster token or JWT' } },
     },
-    'x-svc-websockets': sockets.map((s) => ({ path: s.path, auth: s.auth, summary: s.summary })),
+    'x-svc-websockets': sockets.map((s) => ({ path: openApiPath(s.path), auth: s.auth, summary: s.summary })),
   };
 }
 

@@ -270,7 +270,10 @@ describe('GET /api/openapi.json', () => {
     expect(operations).toContain('GET /api/metrics service');
     expect(doc.paths['/api/audit'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema.type).toBe('integer');
     expect(doc.paths['/api/tokens'].post.requestBody.content['application/json'].schema.required).toContain('scopes');
-    expect(doc['x-svc-websockets']).toEqual([expect.objectContaining({ path: '/api/events', auth: 'service' })]);
+    expect(doc['x-svc-websockets']).toEqual([
+      expect.objectContaining({ path: '/api/events', auth: 'service' }),
+      expect.objectContaining({ path: '/api/services/{name}/console', auth: 'admin' }),
+    ]);
   });
 });
 

@@ -17,6 +17,7 @@ import { transition, type ServiceState } from './lifecycle';
 import { nextInstanceName } from './names';
 import { newRecord, type ServiceRecord, type ServiceRegistry } from './registry';
 import { SerialQueue } from './serial';
+import type { PersistedService, ServiceStateFile } from './state-file';
 
 /** Turns a prepared work dir into the argv to run (software builder, or the group's startCommand). */
 export interface CommandPlan {
@@ -31,6 +32,7 @@ export interface ServicePreparer {
 
 export interface ProcessLauncher {
   launch(spec: LaunchSpec): Promise<ProcessHandle>;
+  reattach(stateDir: string): Promise<{ kind: 'attached'; handle: ProcessHandle } | { kind: 'ended'; exit: { code: number | null } } | { kind: 'unknown'; reason: string }>;
 }
 
 export interface ManagerTiming {
@@ -64,6 +66,8 @@ export interface ManagerDeps {
   servicesDir: string;
   preparer: ServicePreparer;
   launcher: ProcessLauncher;
+  /** Where the services are remembered across controller restarts. */
+  stateFile: ServiceStateFile;
   timing?: Partial<ManagerTiming>;
 }
 
@@ -324,7 +328,103 @@ export class ServiceManager {
       return false;
     }
     instance.record.state = to;
+    if (result.changed) this.persist();
     return result.changed;
+  }
+
+  /** Writes what a restarted controller needs to find every live process again. */
+  private persist(): void {
+    const services: PersistedService[] = [];
+    for (const { record, handle } of this.instances.values()) {
+      if (!handle) continue;
+      services.push({
+        name: record.name,
+        group: record.group,
+        state: record.state,
+        port: record.port,
+        workDir: record.workDir,
+        stateDir: handle.stateDir,
+        isStatic: record.isStatic,
+        restartCount: record.restartCount,
+        customState: record.customState,
+      });
+    }
+    try {
+      this.deps.stateFile.save(services);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'could not save the service state file');
+    }
+  }
+
+  /**
+   * After a controller restart: finds every service the last controller left. A live process
+   * is adopted (SERVICE_RECOVERED; console, stdin, stop and its exit code work again); one that
+   * ended meanwhile is handled like any exit (crash and restart policy, or a clean stop).
+   */
+  async recover(): Promise<void> {
+    const { services, problem } = this.deps.stateFile.load();
+    if (problem) this.deps.log.warn(problem);
+    for (const entry of services) {
+      const group = this.deps.groups.get(entry.group);
+      const outcome = await this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
+      if (outcome.kind === 'unknown' || !group) {
+        this.deps.log.warn({ service: entry.name }, `not recovered: ${outcome.kind === 'unknown' ? outcome.reason : `group ${entry.group} no longer exists`}`);
+        continue;
+      }
+      const kind = SOFTWARE[group.software];
+      const record = newRecord({ name: entry.name, group: entry.group, port: entry.port, workDir: entry.workDir, isStatic: entry.isStatic, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(group.memory), restartCount: entry.restartCount });
+      record.state = entry.state === 'READY' || entry.state === 'DRAINING' ? 'READY' : 'STARTING';
+      record.customState = entry.customState;
+      const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null };
+      this.deps.registry.add(record);
+      this.instances.set(record.name, instance);
+      if (outcome.kind === 'ended') {
+        this.deps.log.warn({ service: record.name, exitCode: outcome.exit.code }, 'ended while the controller was away');
+        this.onUnexpectedExit(instance, group, outcome.exit.code);
+        continue;
+      }
+      instance.handle = outcome.handle;
+      this.deps.ports.adopt(record.port, record.name);
+      record.pid = outcome.handle.pid;
+      record.startedAt = outcome.handle.startedAt;
+      if (record.state === 'READY') record.readyAt = new Date();
+      this.watch(instance, group);
+      this.deps.bus.publish('SERVICE_RECOVERED', { service: record.name, group: record.group, pid: record.pid, port: record.port });
+      this.deps.log.info({ service: record.name, pid: record.pid, port: record.port }, 'recovered a running service');
+    }
+    this.persist();
+  }
+
+  /**
+   * Brings every group up to its minInstances: proxies first, waiting (bounded) for them to be
+   * READY, then backends. Failures are logged; they never stop the controller.
+   */
+  async bootGroups(proxyReadyTimeoutMs = 120_000): Promise<void> {
+    const groups = this.deps.groups.list();
+    const proxies = groups.filter((g) => SOFTWARE[g.software].isProxy);
+    const backends = groups.filter((g) => !SOFTWARE[g.software].isProxy);
+    const started = await this.fillToMinimum(proxies);
+    const deadline = Date.now() + proxyReadyTimeoutMs;
+    while (!this.closed && Date.now() < deadline && started.some((r) => r.state === 'STARTING' || r.state === 'PREPARING')) {
+      await delay(100);
+    }
+    await this.fillToMinimum(backends);
+  }
+
+  private async fillToMinimum(groups: Group[]): Promise<ServiceRecord[]> {
+    const started: ServiceRecord[] = [];
+    for (const group of groups) {
+      const missing = group.minInstances - this.deps.registry.activeInstances(group.name);
+      for (let i = 0; i < missing && !this.closed; i++) {
+        try {
+          started.push(await this.start(group.name, 'system'));
+        } catch (error) {
+          this.deps.log.error({ group: group.name, err: error }, 'boot start failed');
+          break;
+        }
+      }
+    }
+    return started;
   }
 
   /** After a stop: unregistered, and a dynamic service's work dir deleted. */
@@ -340,6 +440,7 @@ export class ServiceManager {
     instance?.handle?.close();
     this.instances.delete(name);
     this.deps.registry.remove(name);
+    this.persist();
     if (options.removeWorkDir && instance && !instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { writeFileAtomic } from '../../config/write';
+import { SERVICE_STATES } from './lifecycle';
+
+/** One service as the controller left it, enough to find its process again after a restart. */
+export const PersistedServiceSchema = Type.Object({
+  name: Type.String(),
+  group: Type.String(),
+  state: Type.Union(SERVICE_STATES.map((s) => Type.Literal(s))),
+  port: Type.Integer(),
+  workDir: Type.String(),
+  stateDir: Type.String(),
+  isStatic: Type.Boolean(),
+  restartCount: Type.Integer(),
+  customState: Type.String(),
+});
+export type PersistedService = Static<typeof PersistedServiceSchema>;
+
+const StateFileSchema = Type.Object({ version: Type.Literal(1), services: Type.Array(PersistedServiceSchema) });
+
+/** `data/state/services.json`, written atomically on every change that matters after a restart. */
+export class ServiceStateFile {
+  constructor(readonly file: string) {}
+
+  save(services: PersistedService[]): void {
+    writeFileAtomic(this.file, `${JSON.stringify({ version: 1, services }, null, 2)}\n`);
+  }
+
+  /** What the last controller left; an unreadable file is reported and treated as empty. */
+  load(): { services: PersistedService[]; problem: string | null } {
+    if (!existsSync(this.file)) return { services: [], problem: null };
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'));
+      if (!Value.Check(StateFileSchema, parsed)) return { services: [], problem: `${this.file} has an unexpected shape; ignored` };
+      return { services: parsed.services, problem: null };
+    } catch (error) {
+      return { services: [], problem: `${this.file} cannot be read (${(error as Error).message}); ignored` };
+    }
+  }
+}
