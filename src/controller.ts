@@ -13,6 +13,7 @@ import { launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
+import { SAMPLE_INTERVAL_MS, ServiceHistory } from './core/metrics/service-history';
 import { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
 import { Authenticator } from './http/auth';
@@ -162,6 +163,7 @@ export class Controller {
       groups,
       services,
       manager,
+      history: new ServiceHistory(db, services),
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerBaseMetrics(kernel);
@@ -169,6 +171,7 @@ export class Controller {
     try {
       await modules.start(kernel);
       controller.startAuditPruning();
+      controller.startServiceSampling();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
       await manager.recover();
@@ -250,6 +253,27 @@ export class Controller {
     const timer = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /** A sample of every running service each 10 s; samples past `[metrics] retention_days` pruned hourly. */
+  private startServiceSampling(): void {
+    const { history, config, log } = this.kernel;
+    const sampler = setInterval(() => {
+      try {
+        history.sample();
+      } catch (error) {
+        log.error({ err: error }, 'service sampling failed');
+      }
+    }, SAMPLE_INTERVAL_MS);
+    sampler.unref();
+    const prune = () => {
+      const cutoff = Date.now() - config.metrics.retention_days * 24 * 3600 * 1000;
+      history.prune(cutoff).catch((error: unknown) => log.error({ err: error }, 'metrics pruning failed'));
+    };
+    prune();
+    const pruner = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
+    pruner.unref();
+    this.timers.push(sampler, pruner);
   }
 
   private requestShutdown(reason: string, actor: Actor): void {

@@ -4,6 +4,7 @@ import type { AuditStore } from './core/audit/store';
 import type { GroupStore } from './core/groups/store';
 import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
+import type { ServiceHistory } from './core/metrics/service-history';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
@@ -47,6 +48,8 @@ export interface Kernel {
   readonly services: ServiceRegistry;
   /** Starts, stops and looks after the services of this machine. */
   readonly manager: ServiceManager;
+  /** Memory and player samples of the services, for the metrics history. */
+  readonly history: ServiceHistory;
   /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

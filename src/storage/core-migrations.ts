@@ -1,5 +1,9 @@
 import type { Migration } from './migrate';
 import core0001 from './migrations/0001_core.sql' with { type: 'text' };
+import core0002 from './migrations/0002_service_metrics.sql' with { type: 'text' };
 
 /** Core schema, embedded in the binary at build time. Append only. */
-export const CORE_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'core', sql: core0001 }];
+export const CORE_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'core', sql: core0001 },
+  { version: 2, name: 'service metrics', sql: core0002 },
+];

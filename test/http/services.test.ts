@@ -75,6 +75,16 @@ describe('services (real processes)', () => {
     expect((await c.api('/api/services/Nope-1/message', { method: 'POST', json: { from: 'x', channel: 'c', data: {} } })).status).toBe(404);
   });
 
+  test('metrics history answers with clamps (the sampler fills it every 10 s)', async () => {
+    c.controller.kernel.history.sample();
+    const res = await readJson(await c.api('/api/services/Lobby-1/metrics/history?minutes=1'));
+    expect(res.service).toBe('Lobby-1');
+    expect(res.samples.length).toBeGreaterThanOrEqual(1);
+    expect(res.samples[0].memoryUsedMb).toBeGreaterThan(0);
+    expect((await c.api('/api/services/Lobby-1/metrics/history?minutes=abc')).status).toBe(400);
+    expect((await c.api('/api/services/Nope-1/metrics/history')).status).toBe(404);
+  });
+
   test('the maximum is enforced with 409', async () => {
     expect((await c.api('/api/services/Lobby/start', { method: 'POST' })).status).toBe(201);
     const refused = await c.api('/api/services/Lobby/start', { method: 'POST' });

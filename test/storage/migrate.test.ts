@@ -27,7 +27,7 @@ describe('openDatabase', () => {
 describe('migrate', () => {
   test('applies core once; a second run is a no-op', () => {
     const { db, file } = freshDb();
-    expect(migrate(db, 'core', CORE_MIGRATIONS)).toEqual([1]);
+    expect(migrate(db, 'core', CORE_MIGRATIONS)).toEqual(CORE_MIGRATIONS.map((m) => m.version));
     db.close();
     const again = openDatabase(file);
     expect(migrate(again, 'core', CORE_MIGRATIONS)).toEqual([]);

@@ -244,6 +244,25 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       },
     }),
     defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/metrics/history',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Memory and player samples (every 10 s) of the last `minutes`, at most 2000',
+      params: Name,
+      query: t.Object({ minutes: t.Optional(t.Integer({ description: 'clamped to 5..1440, default 60' })) }),
+      response: {
+        200: t.Object({
+          service: t.String(),
+          samples: t.Array(t.Object({ timestamp: t.String(), memoryUsedMb: t.Integer(), memoryMaxMb: t.Integer(), playerCount: t.Integer() })),
+        }),
+      },
+      handler: ({ params, query }) => {
+        const found = record(params.name);
+        return { service: found.name, samples: kernel.history.history(found.name, clamp(query.minutes ?? 60, 5, 1440)) };
+      },
+    }),
+    defineRoute({
       method: 'POST',
       path: '/api/services/:name/message',
       auth: 'service',
