@@ -8,6 +8,7 @@ import { GroupStore } from './core/groups/store';
 import { ServiceRegistry } from './core/services/registry';
 import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
+import { keepProxiesInSync } from './core/services/proxy-sync';
 import { defaultPortRanges, PortLeases } from './core/ports';
 import { launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
@@ -174,6 +175,7 @@ export class Controller {
       controller.startServiceSampling();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
+      keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, exec: (name, command) => manager.exec(name, command) });
       await manager.recover();
       void manager.bootGroups().catch((error: unknown) => log.error({ err: error }, 'boot failed'));
     } catch (error) {

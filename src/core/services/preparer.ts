@@ -13,6 +13,7 @@ import { provisionStack } from '../templates/provision';
 import { resolveTemplateStack } from '../templates/stack';
 import type { CommandPlan, ServicePreparer } from './manager';
 import type { ServiceRegistry } from './registry';
+import { readyBackends } from './proxy-sync';
 
 export interface PreparerDeps {
   templatesRoot: string;
@@ -49,7 +50,7 @@ export class GroupServicePreparer implements ServicePreparer {
       port: service.port,
       forwarding: forwardingModeFor(this.backendVersions()),
       secret: loadForwardingSecret(this.deps.dataDir),
-      servers: kind.isProxy ? this.readyBackends() : undefined,
+      servers: kind.isProxy ? readyBackends(this.deps.registry, this.deps.groups) : undefined,
     });
     const argv = this.command(group, service);
     return { argv, env: this.environment(group, service, kind.isProxy) };
@@ -98,12 +99,5 @@ export class GroupServicePreparer implements ServicePreparer {
       .list()
       .filter((g) => !SOFTWARE[g.software].isProxy)
       .map((g) => g.version);
-  }
-
-  private readyBackends(): { name: string; host: string; port: number; lobby: boolean }[] {
-    return this.deps.registry
-      .all()
-      .filter((s) => s.state === 'READY' && !s.isProxy)
-      .map((s) => ({ name: s.name, host: '127.0.0.1', port: s.port, lobby: this.deps.groups.get(s.group)?.type === 'LOBBY' }));
   }
 }
