@@ -39,9 +39,12 @@ export async function buildTarget(target: Target, outfile: string): Promise<stri
       autoloadTsconfig: false,
       autoloadPackageJson: false,
     },
-    minify: true,
-    sourcemap: 'linked',
-    bytecode: true,
+    // Identifiers stay readable, so logged stack traces make sense without a sourcemap (which costs
+    // about 1 MB of resident memory when embedded).
+    minify: { whitespace: true, syntax: true, identifiers: false },
+    sourcemap: 'none',
+    // No bytecode cache: it would start a few ms sooner but keeps about 1 MB more resident.
+    bytecode: false,
     format: 'esm',
   });
   if (!result.success) {
