@@ -1,28 +1,38 @@
 /**
- * Supervisor benchmark: the compiled controller running 200 light game processes
- * (supervise-fixture.sh under bash: a timestamp line, "Done (0.1s)!", then commands on stdin),
- * against pm2 running the same 200 processes in the same run, plus template provisioning
- * (provisionStack with hardlinks on and off) against `cp -r` on a 1 GiB / 10,000-file template.
+ * Supervisor benchmark. In one run:
+ *   1. the compiled controller starts 200 light game processes (supervise-fixture.sh under
+ *      bash: a timestamp line, "Done (0.1s)!", then commands on stdin) through the API, 8
+ *      requests in flight, over 4 CUSTOM groups; READY detection, RSS, ~20 crashes (`crash` on
+ *      stdin → exit 1 → restart by the default policy, 1 s backoff), then 20 starts with
+ *      nothing else in flight, and SIGTERM (the controller stops all of them);
+ *   2. pm2 (node_modules/pm2, its own PM2_HOME) runs the same 200 fixtures from one ecosystem
+ *      file: time to all started, daemon RSS, restart after a crash (`pm2 send <id> crash`);
+ *   3. provisionStack (hardlinks on and off) against `cp -r` on a 1 GiB / 10,000-file template
+ *      and on its jars alone (the files hardlinks apply to), median of ≥ 3 rotated runs.
+ * Four groups, not one: the crash-loop breaker quarantines a group at 10 crashes in 5 minutes.
  *
  *   bun run bench supervise
  *   BENCH_SERVICES=200 BENCH_IN_FLIGHT=8 BENCH_CRASHES=20 BENCH_SOLO_STARTS=20
  *   BENCH_PROVISION_RUNS=5   timed runs per provisioning mode (at least 3; median reported)
  *   BENCH_FIXTURE_SHELL=dash run the fixture under dash (`date +%s%N` timestamps) instead of bash
  *   BENCH_ENFORCE=1          exit 1 when a goal is missed
- *   BENCH_TIMEOUT_S=570      the whole run's limit
+ *   BENCH_TIMEOUT_S=540      the run's limit (a watchdog 30 s later kills whatever is left)
+ * pm2's CLI is a node program: node must be on PATH.
  *
  * Clocks: the fixture stamps CLOCK_REALTIME (bash's $EPOCHREALTIME, µs), the bench stamps
  * received frames with performance.timeOrigin + performance.now() (also CLOCK_REALTIME based),
- * so "fixture printed → frame received" is a difference of one machine's wall clock.
+ * so "fixture printed → frame received" is a difference of one machine's wall clock; the run
+ * prints bounds of the offset between the two, measured before and after.
  *
  * Cleanup: every process this bench starts carries the run's temp dir in its command line (the
  * controller's --dir, the wrappers' state dirs, the fixtures' events file, pm2's daemon title
  * with its PM2_HOME). Orderly: SIGTERM to the controller (it stops its services), `pm2 kill`.
- * Backstop on failure, timeout and Ctrl-C: SIGKILL, pid by pid, every process whose command
- * line holds that unique path, then the temp dirs go.
+ * Backstop on failure, timeout and Ctrl-C: `pm2 kill`, then SIGKILL, pid by pid, to every
+ * process whose command line holds that unique path; then the temp dirs go.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { provisionStack, type ProvisionResult } from '../../src/core/templates/provision';
 import { DEFAULT_RESTART_TIMING } from '../../src/core/supervisor/restart-policy';
@@ -44,6 +54,7 @@ import {
   percentile,
   printSetup,
   readCpuSeconds,
+  readMachineBusySeconds,
   readRssKiB,
   resolveSvcBinary,
   runBench,
@@ -54,6 +65,7 @@ const FIXTURE = join(BENCH_DIR, 'supervise-fixture.sh');
 const GROUP_COUNT = 4;
 const BACKOFF_MS = DEFAULT_RESTART_TIMING.baseDelayMs;
 const LOOP_THRESHOLD = DEFAULT_RESTART_TIMING.loopThreshold;
+const CORES = cpus().length;
 
 const GOAL_SPAWN_P50_MS = 20;
 const GOAL_READY_P99_MS = 10;
@@ -80,6 +92,12 @@ function fsOf(path: string): string {
     }
   }
   return best.text;
+}
+
+/** CPU seconds stolen by the hypervisor so far, all cores (/proc/stat "steal"). */
+function readSteal(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+  return Number(fields[8] ?? 0) / 100; // USER_HZ, 100 on Linux
 }
 
 /** Pids (not ours) whose command line contains `marker`. */
@@ -386,7 +404,7 @@ async function sampleRss(pid: number, ms: number): Promise<{ maxKiB: number; cpu
 }
 
 const ms = (value: number, digits = 1): string => `${fixed(value, digits)} ms`;
-const mib = (kib: number): string => `${fixed(kib / 1024)} MiB (${fixed((kib * 1024) / 1e6)} MB)`;
+const mib = (kib: number): string => `${fixed(kib / 1024)} MiB = ${fixed((kib * 1024) / 1e6)} MB`;
 const p = (values: readonly number[], q: number): number => percentile(values, q);
 const ratio = (a: number, b: number): string => (b > 0 ? `${fixed(a / b, 2)}×` : 'n/a');
 const verdict = (met: boolean): string => (met ? 'MET' : 'MISSED');
@@ -454,6 +472,8 @@ interface SvcResults {
   crashes: CrashSample[];
   apiStopMs: number[];
   shutdownMs: number;
+  /** CPU (cores) while the services started, until every READY was in. */
+  startPhase: { seconds: number; controllerCores: number; benchCores: number; machineCores: number };
 }
 
 async function startService(api: Api, events: EventStream, group: string): Promise<StartSample> {
@@ -515,6 +535,7 @@ async function runSvc(root: string, binary: string, shell: { path: string; name:
     // 1. All services, IN_FLIGHT requests at a time, groups round-robin.
     console.log(`svc: starting ${settings.services} services, ${settings.inFlight} requests in flight …`);
     const order = Array.from({ length: settings.services }, (_, i) => groups[i % GROUP_COUNT]!);
+    const cpu0 = { controller: readCpuSeconds(controller.pid), bench: process.cpuUsage(), machine: readMachineBusySeconds(), t: performance.now() };
     const firstSentAt = wall();
     const batch = await runPool(order, settings.inFlight, (group) => {
       controller.assertRunning('while starting services');
@@ -522,6 +543,14 @@ async function runSvc(root: string, binary: string, shell: { path: string; name:
     });
     const batchReadyMs = await readyLatencies(batch, stream, fixtures, 60_000);
     const lastReady = max(await Promise.all(batch.map((s) => stream.waitFor('SERVICE_READY', s.name, s.sentAt, 1000).then((f) => f.at))));
+    const seconds = (performance.now() - cpu0.t) / 1000;
+    const benchCpu = process.cpuUsage(cpu0.bench);
+    const startPhase = {
+      seconds,
+      controllerCores: (readCpuSeconds(controller.pid) - cpu0.controller) / seconds,
+      benchCores: (benchCpu.user + benchCpu.system) / 1e6 / seconds,
+      machineCores: (readMachineBusySeconds() - cpu0.machine) / seconds,
+    };
     const lastStartLine = max(batch.map((s) => fixtures.feed.items.find((r) => r.kind === 'start' && r.id === s.name && r.pid === s.pid)?.t ?? Number.NaN));
     const listed = await api.expect('GET', '/api/services?state=READY', 200);
     if (listed.total !== settings.services) throw new Error(`GET /api/services?state=READY: ${String(listed.total)} READY, expected ${settings.services}`);
@@ -606,6 +635,7 @@ async function runSvc(root: string, binary: string, shell: { path: string; name:
       crashes,
       apiStopMs,
       shutdownMs,
+      startPhase,
     };
   } finally {
     events?.close();
@@ -739,26 +769,28 @@ interface TemplateFile {
 }
 
 /**
- * A server template of `count` files and `totalBytes`: a 64 MiB server jar, 15 plugin jars of
- * 40 MiB, 1,500 library jars (16–256 KiB) under libraries/, and small files (configs, world and
- * plugin data, ~2–40 KiB) for the rest of the count and bytes. Jars and libraries/ are what
- * provisionStack hardlinks; the small files it always copies.
+ * A server template of `count` files and `totalBytes`, laid out like a Paper server's: a 64 MiB
+ * server jar, 15 plugin jars of 40 MiB, 100 library jars (16 KiB–1.3 MiB, Maven layout: one
+ * folder per artifact and version, as Paper's libraries/ has ~100), and small files (configs,
+ * world and plugin data, ~3–58 KiB) for the rest of the count and bytes. Jars and libraries/
+ * are what provisionStack hardlinks; the small files it always copies.
  */
 function templateFiles(count: number, totalBytes: number): TemplateFile[] {
   const KiB = 1024;
   const MiB = 1024 * KiB;
   const files: TemplateFile[] = [{ rel: 'server.jar', size: 64 * MiB }];
   for (let i = 1; i <= 15; i++) files.push({ rel: `plugins/Plugin${i}.jar`, size: 40 * MiB });
-  for (let i = 0; i < 1500; i++) {
+  for (let i = 0; i < 100; i++) {
     const artifact = `lib${i}`;
-    files.push({ rel: `libraries/org/bench/g${i % 40}/${artifact}/1.${i % 7}.0/${artifact}-1.${i % 7}.0.jar`, size: (16 + ((i * 7919) % 241)) * KiB });
+    const version = `1.${i % 7}.0`;
+    files.push({ rel: `libraries/org/bench/g${i % 25}/${artifact}/${version}/${artifact}-${version}.jar`, size: (16 + ((i * 7919) % 1265)) * KiB });
   }
   const small = count - files.length;
   if (small <= 0) throw new Error('template too small for its jars');
   const remaining = totalBytes - files.reduce((sum, f) => sum + f.size, 0);
   if (remaining <= small) throw new Error('template bytes too few for its jars');
   const base = Math.floor(remaining / small);
-  const kinds = ['world/playerdata/p{}.dat', 'world/data/map_{}.dat', 'plugins/Plugin{m}/data/d{}.yml', 'config/c{}.yml', 'world/poi/r.{}.mca'];
+  const kinds = ['world/playerdata/p{}.dat', 'world/data/map_{}.dat', 'plugins/Plugin{m}/data/d{}.yml', 'config/c{}.yml', 'world/stats/s{}.json'];
   let used = 0;
   for (let i = 0; i < small; i++) {
     // Pairs of sizes base ± w (w spread over 0–90 % of base), so they add up to the target.
@@ -772,6 +804,18 @@ function templateFiles(count: number, totalBytes: number): TemplateFile[] {
   }
   return files;
 }
+
+/** Every folder of a file list (each ancestor once), parents before children. */
+function foldersOf(files: readonly TemplateFile[]): string[] {
+  const folders = new Set<string>();
+  for (const file of files) {
+    for (let slash = file.rel.indexOf('/'); slash !== -1; slash = file.rel.indexOf('/', slash + 1)) folders.add(file.rel.slice(0, slash));
+  }
+  return [...folders].sort((a, b) => a.split('/').length - b.split('/').length);
+}
+
+/** provisionStack's hardlink rule (link-policy.ts): jars, and anything under libraries/. */
+const isLinkable = (f: TemplateFile): boolean => f.rel.startsWith('libraries/') || f.rel.toLowerCase().endsWith('.jar');
 
 function writeTemplate(dir: string, files: readonly TemplateFile[]): void {
   const pool = randomBytes(8 * 1024 * 1024);
@@ -810,21 +854,38 @@ function countFiles(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
-type Mode = 'cp -r' | 'provisionStack, hardlinks on' | 'provisionStack, hardlinks off';
-const MODES: Mode[] = ['cp -r', 'provisionStack, hardlinks on', 'provisionStack, hardlinks off'];
+type Mode = 'cp -r' | 'provisionStack, hardlinks on' | 'provisionStack, hardlinks off' | 'folders only (mkdir, no files)';
+const MODES: Mode[] = ['cp -r', 'provisionStack, hardlinks on', 'provisionStack, hardlinks off', 'folders only (mkdir, no files)'];
 
 interface ProvisionRow {
   template: string;
   files: number;
   bytes: number;
+  folders: number;
+  composition: string;
   timings: Map<Mode, number[]>;
+  /** Every timed run in order, with the CPU time the hypervisor stole meanwhile (all cores). */
+  runs: { mode: Mode; ms: number; stealMs: number }[];
   last: Map<Mode, ProvisionResult | undefined>;
   /** Waits for an idle disk before the timed runs. */
   settleMs: number[];
 }
 
-async function timeProvision(mode: Mode, template: string, dest: string, expect: { files: number; bytes: number; linkable: number }): Promise<{ ms: number; result?: ProvisionResult }> {
+interface Expect {
+  files: number;
+  bytes: number;
+  linkable: number;
+  folders: readonly string[];
+}
+
+async function timeProvision(mode: Mode, template: string, dest: string, expect: Expect): Promise<{ ms: number; result?: ProvisionResult }> {
   const t0 = performance.now();
+  if (mode === 'folders only (mkdir, no files)') {
+    // The floor of any copy on this disk: the template's folder tree, one mkdir each.
+    mkdirSync(dest);
+    for (const folder of expect.folders) mkdirSync(join(dest, folder));
+    return { ms: performance.now() - t0 };
+  }
   if (mode === 'cp -r') {
     const cp = Bun.spawn(['cp', '-r', template, dest], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' });
     const code = await cp.exited;
@@ -879,43 +940,66 @@ async function settleDisk(path: string): Promise<number> {
 
 async function runProvisioning(root: string, settings: Settings): Promise<ProvisionRow[]> {
   const all = templateFiles(10_000, 1024 * 1024 * 1024);
-  const linkable = all.filter((f) => f.rel.startsWith('libraries/') || f.rel.endsWith('.jar'));
+  const linkable = all.filter(isLinkable);
   const templates = [
     { label: 'full template (jars + libraries/ + small files)', dir: join(root, 'template'), files: all },
     { label: 'hardlink-eligible part only (jars + libraries/)', dir: join(root, 'template-jars'), files: linkable },
   ];
-  console.log(`provisioning: writing the templates (${all.length} files, 1 GiB; and its ${linkable.length} jars again) …`);
+  console.log(`provisioning: writing the templates (${all.length} files, 1 GiB; and its ${linkable.length} jars again as a second template) …`);
   const tw = performance.now();
   for (const t of templates) writeTemplate(t.dir, t.files);
   await settleDisk(root);
   console.log(`provisioning: templates written and synced in ${fixed((performance.now() - tw) / 1000, 1)} s; ${settings.provisionRuns} timed runs per mode, modes rotated`);
 
   const rows: ProvisionRow[] = [];
-  for (const t of templates) {
+  const dest = join(root, 'work');
+  const plans = templates.map((t) => {
     const bytes = t.files.reduce((sum, f) => sum + f.size, 0);
-    const linkCount = t.files.filter((f) => f.rel.startsWith('libraries/') || f.rel.endsWith('.jar')).length;
-    const row: ProvisionRow = { template: t.label, files: t.files.length, bytes, timings: new Map(), last: new Map(), settleMs: [] };
-    const dest = join(root, 'work');
-    // Untimed: the first hardlinking run makes the template's jars read-only (a chmod per file,
-    // once per template in real use too); the timed runs all find them so.
-    await timeProvision('provisionStack, hardlinks on', t.dir, dest, { files: t.files.length, bytes, linkable: linkCount });
-    for (let run = 0; run < settings.provisionRuns; run++) {
+    const expect: Expect = { files: t.files.length, bytes, linkable: t.files.filter(isLinkable).length, folders: foldersOf(t.files) };
+    const linkedBytes = t.files.filter(isLinkable).reduce((sum, f) => sum + f.size, 0);
+    const row: ProvisionRow = {
+      template: t.label,
+      files: t.files.length,
+      bytes,
+      folders: expect.folders.length,
+      composition: `${expect.linkable} jars/libraries (${fixed(linkedBytes / 1024 / 1024, 0)} MiB) + ${t.files.length - expect.linkable} other files (${fixed((bytes - linkedBytes) / 1024 / 1024, 0)} MiB), ${expect.folders.length} folders`,
+      timings: new Map(),
+      runs: [],
+      last: new Map(),
+      settleMs: [],
+    };
+    rows.push(row);
+    return { dir: t.dir, expect, row };
+  });
+  // Untimed: the first hardlinking run makes each template's jars read-only (a chmod per file,
+  // once per template in real use too); the timed runs all find them so.
+  for (const plan of plans) {
+    rmSync(dest, { recursive: true, force: true });
+    await timeProvision('provisionStack, hardlinks on', plan.dir, dest, plan.expect);
+  }
+  // Rounds: each template once per mode, templates alternating which goes first and the modes
+  // rotating, so slow spells of this shared disk spread over every row alike.
+  for (let run = 0; run < settings.provisionRuns; run++) {
+    for (const plan of run % 2 === 0 ? plans : [...plans].reverse()) {
+      const { row, expect } = plan;
       for (let m = 0; m < MODES.length; m++) {
         const mode = MODES[(run + m) % MODES.length]!;
         rmSync(dest, { recursive: true, force: true });
         row.settleMs.push(await settleDisk(root));
-        const { ms: elapsed, result } = await timeProvision(mode, t.dir, dest, { files: t.files.length, bytes, linkable: linkCount });
+        const steal0 = readSteal();
+        const { ms: elapsed, result } = await timeProvision(mode, plan.dir, dest, expect);
+        const steal = readSteal() - steal0;
         if (mode === 'cp -r' && run === 0) {
           const copied = countFiles(dest);
-          if (copied.files !== t.files.length || copied.bytes !== bytes) throw new Error(`cp -r copied ${copied.files} files / ${copied.bytes} B, expected ${t.files.length} / ${bytes}`);
+          if (copied.files !== expect.files || copied.bytes !== expect.bytes) throw new Error(`cp -r copied ${copied.files} files / ${copied.bytes} B, expected ${expect.files} / ${expect.bytes}`);
         }
         row.timings.set(mode, [...(row.timings.get(mode) ?? []), elapsed]);
+        row.runs.push({ mode, ms: elapsed, stealMs: steal * 1000 });
         row.last.set(mode, result);
       }
     }
-    rmSync(dest, { recursive: true, force: true });
-    rows.push(row);
   }
+  rmSync(dest, { recursive: true, force: true });
   return rows;
 }
 
@@ -965,9 +1049,17 @@ async function main(deadlineMs: number): Promise<void> {
     }
   };
 
-  const svc = await within('svc', runSvc(root, svcBinary.path, shell, settings));
-  const pm2 = await within('pm2', runPm2(root, shell, settings));
-  const provisioning = await within('provisioning', runProvisioning(root, settings));
+  const phases: { name: string; seconds: number; stolen: number }[] = [];
+  const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    const steal0 = readSteal();
+    const result = await within(name, work());
+    phases.push({ name, seconds: (performance.now() - t0) / 1000, stolen: readSteal() - steal0 });
+    return result;
+  };
+  const svc = await phase('svc', () => runSvc(root, svcBinary.path, shell, settings));
+  const pm2 = await phase('pm2', () => runPm2(root, shell, settings));
+  const provisioning = await phase('provisioning', () => runProvisioning(root, settings));
   const clock1 = clockOffset(shell.path);
 
   // ----- tables
@@ -993,8 +1085,13 @@ async function main(deadlineMs: number): Promise<void> {
       ],
     ),
   );
+  const sp = svc.startPhase;
   console.log(
-    `\ncontroller RSS with ${svc.batch.length} READY: ${mib(svc.rssKiB)}; its CPU while they idle: ${fixed(svc.idleCpuCores * 100)}% of a core; ` +
+    `\nstart phase (${fixed(sp.seconds, 1)} s, first request → every READY and start line in): controller ${fixed(sp.controllerCores * 100, 0)}% of a core, ` +
+      `this bench ${fixed(sp.benchCores * 100, 0)}%, whole machine ${fixed(sp.machineCores * 100, 0)}% (of ${CORES * 100}%: ${CORES} cores, shared with the starting fixtures)`,
+  );
+  console.log(
+    `controller RSS with ${svc.batch.length} READY: ${mib(svc.rssKiB)}; its CPU while they idle: ${fixed(svc.idleCpuCores * 100)}% of a core; ` +
       `SIGTERM → all ${svc.batch.length} stopped and exited: ${ms(svc.shutdownMs, 0)}`,
   );
 
@@ -1023,11 +1120,20 @@ async function main(deadlineMs: number): Promise<void> {
     for (const mode of MODES) {
       const times = r.timings.get(mode) ?? [];
       const result = r.last.get(mode);
-      const how = result ? `${result.hardlinked} linked, ${result.copied} copied, ${result.reflinked} reflinked` : 'all copied';
+      const how = result ? `${result.hardlinked} linked, ${result.copied} copied, ${result.reflinked} reflinked` : mode === 'cp -r' ? 'all copied' : `${r.folders} folders`;
       provisionRows.push([r.template, `${r.files} files, ${fixed(r.bytes / 1024 / 1024, 0)} MiB`, mode, how, ms(median(times), 0), `${ms(Math.min(...times), 0)}–${ms(max(times), 0)}`, ratio(cp, median(times))]);
     }
   }
+  for (const r of provisioning) console.log(`${r.template}: ${r.composition}`);
+  console.log('');
   console.log(formatTable(['template', 'size', 'mode', 'files', 'median', 'range', 'cp -r / mode'], provisionRows));
+  console.log('\nevery timed run, in order (ms; in brackets the CPU time the hypervisor stole meanwhile, all cores):');
+  for (const r of provisioning) {
+    for (const mode of MODES) {
+      const runs = r.runs.filter((x) => x.mode === mode);
+      console.log(`  ${r.template.split(' (')[0]}, ${mode}: ${runs.map((x) => `${fixed(x.ms, 0)} [${fixed(x.stealMs, 0)}]`).join(', ')}`);
+    }
+  }
   const settle = provisioning.flatMap((r) => r.settleMs);
   console.log(`(before each timed run: the previous work dir deleted, \`sync\`, then the disk idle for 150 ms: waited median ${ms(median(settle), 0)}, max ${ms(max(settle), 0)})`);
 
@@ -1052,6 +1158,7 @@ async function main(deadlineMs: number): Promise<void> {
   console.log('');
   for (const [goal, met, detail] of goals) console.log(`goal ${goal}: ${verdict(met)} (${detail})`);
   console.log(`clock after the run: ${offsetText(clock1)}`);
+  console.log(`hypervisor steal (CPU time taken from this VM, share of its ${CORES} cores): ${phases.map((ph) => `${ph.name} ${fixed((ph.stolen / (ph.seconds * CORES)) * 100, 1)}% of ${fixed(ph.seconds, 0)} s`).join(', ')}`);
   for (const o of [clock0, clock1]) if (o.lo > 0.05 || o.hi < -0.05) console.log(`WARNING: the clocks disagree (${offsetText(o)}): the cross-process latencies are off by that much`);
   console.log(loadLine('load after', await backgroundLoad()));
   if (process.env.BENCH_ENFORCE === '1' && goals.some(([, met]) => !met)) throw new Error('a supervise goal was missed (BENCH_ENFORCE=1)');
