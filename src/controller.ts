@@ -173,10 +173,11 @@ export class Controller {
       await modules.start(kernel);
       controller.startAuditPruning();
       controller.startServiceSampling();
+      keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, exec: (name, command) => manager.exec(name, command) });
+      // Services the last controller left are known before the API answers anything.
+      await manager.recover();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
-      keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, exec: (name, command) => manager.exec(name, command) });
-      await manager.recover();
       void manager.bootGroups().catch((error: unknown) => log.error({ err: error }, 'boot failed'));
     } catch (error) {
       await controller.stop('start failed');

@@ -85,7 +85,6 @@ export class ServiceManager {
   private readonly pendingRestarts = new Set<ReturnType<typeof setTimeout>>();
   private readonly timing: ManagerTiming;
   private closed = false;
-  private persistTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly deps: ManagerDeps) {
     this.timing = { ...DEFAULT_MANAGER_TIMING, ...deps.timing };
@@ -313,8 +312,6 @@ export class ServiceManager {
     for (const proxies of [false, true]) {
       await Promise.all(running.filter((i) => i.kind.isProxy === proxies).map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
     }
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    this.persistTimer = null;
     this.persistNow();
   }
 
@@ -336,16 +333,9 @@ export class ServiceManager {
     return result.changed;
   }
 
-  /**
-   * Schedules a write of the state file. Changes within a few ms are coalesced into one
-   * fsync'd write, so a burst of 200 starts is not 1000 synchronous disk flushes.
-   */
+  /** Keeps the state file current: written (fsync'd) on every change that matters after a restart. */
   private persist(): void {
-    if (this.persistTimer) return;
-    this.persistTimer = setTimeout(() => {
-      this.persistTimer = null;
-      this.persistNow();
-    }, PERSIST_COALESCE_MS);
+    this.persistNow();
   }
 
   /** Writes what a restarted controller needs to find every live process again. */
@@ -405,6 +395,9 @@ export class ServiceManager {
       record.startedAt = outcome.handle.startedAt;
       if (record.state === 'READY') record.readyAt = new Date();
       this.watch(instance, group);
+      // It may have become READY while no controller watched: its earlier lines say so.
+      const pattern = new RegExp(group.readyPattern || kind.readyPattern);
+      if (record.state === 'STARTING' && outcome.handle.lastLines(1000).some((line) => pattern.test(line))) this.markReady(instance);
       this.deps.bus.publish('SERVICE_RECOVERED', { service: record.name, group: record.group, pid: record.pid, port: record.port });
       this.deps.log.info({ service: record.name, pid: record.pid, port: record.port }, 'recovered a running service');
     }
@@ -460,8 +453,5 @@ export class ServiceManager {
     if (options.removeWorkDir && instance && !instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
   }
 }
-
-/** How long state changes are gathered before the state file is written. */
-const PERSIST_COALESCE_MS = 20;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
