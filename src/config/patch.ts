@@ -59,11 +59,16 @@ function applyOne(lines: string[], update: TomlUpdate, eol: string): void {
   void eol;
 }
 
-/** Index just past the TOML value at the start of `rest` (a basic/literal string or a bare token). */
+/** Index just past the TOML value at the start of `rest`; multi-line strings are refused. */
 function scanValueEnd(rest: string): number {
   if (rest.startsWith('"""') || rest.startsWith("'''")) {
     throw new Error('multi-line string values cannot be patched in place');
   }
+  return tomlValueEnd(rest);
+}
+
+/** Index just past the TOML value at the start of `rest` (a basic/literal string or a bare token). */
+export function tomlValueEnd(rest: string): number {
   if (rest.startsWith('"')) {
     for (let i = 1; i < rest.length; i++) {
       if (rest[i] === '\\') i++;
@@ -76,8 +81,7 @@ function scanValueEnd(rest: string): number {
     return end < 0 ? rest.length : end + 1;
   }
   const hash = rest.indexOf('#');
-  const token = hash < 0 ? rest : rest.slice(0, hash);
-  return token.trimEnd().length;
+  return (hash < 0 ? rest : rest.slice(0, hash)).trimEnd().length;
 }
 
 function renderValue(value: string | boolean | number): string {

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { pruneOlderThan } from '../../storage/prune';
 
 export interface AuditEntry {
   timestamp: string;
@@ -57,18 +58,8 @@ export class AuditStore {
     };
   }
 
-  /**
-   * Deletes entries older than the cutoff in small batches, yielding to the event loop between
-   * batches so API requests are never stuck behind one long delete. Returns the count removed.
-   */
-  async prune(olderThanMs: number, batchSize = 500): Promise<number> {
-    const batch = this.db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE ts < ? LIMIT ?)');
-    let removed = 0;
-    for (;;) {
-      const { changes } = batch.run(olderThanMs, batchSize);
-      removed += changes;
-      if (changes < batchSize) return removed;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  /** Deletes entries older than the cutoff in batches (see pruneOlderThan). */
+  prune(olderThanMs: number, batchSize = 500): Promise<number> {
+    return pruneOlderThan(this.db, 'audit_log', olderThanMs, batchSize);
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { pruneOlderThan } from '../../storage/prune';
 import { residentMemoryMb } from '../services/process-memory';
 import type { ServiceRegistry } from '../services/registry';
 
@@ -49,14 +50,7 @@ export class ServiceHistory {
       .map((r) => ({ timestamp: new Date(r.ts).toISOString(), memoryUsedMb: r.memory_used_mb, memoryMaxMb: r.memory_max_mb, playerCount: r.player_count }));
   }
 
-  async prune(olderThanMs: number, batchSize = 1000): Promise<number> {
-    const batch = this.db.prepare('DELETE FROM service_metrics WHERE rowid IN (SELECT rowid FROM service_metrics WHERE ts < ? LIMIT ?)');
-    let removed = 0;
-    for (;;) {
-      const { changes } = batch.run(olderThanMs, batchSize);
-      removed += changes;
-      if (changes < batchSize) return removed;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  prune(olderThanMs: number, batchSize = 1000): Promise<number> {
+    return pruneOlderThan(this.db, 'service_metrics', olderThanMs, batchSize);
   }
 }

@@ -312,7 +312,7 @@ export class ServiceManager {
     for (const proxies of [false, true]) {
       await Promise.all(running.filter((i) => i.kind.isProxy === proxies).map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
     }
-    this.persistNow();
+    this.persist();
   }
 
   private require(name: string): Instance {
@@ -333,13 +333,11 @@ export class ServiceManager {
     return result.changed;
   }
 
-  /** Keeps the state file current: written (fsync'd) on every change that matters after a restart. */
+  /**
+   * Writes what a restarted controller needs to find every live process again, on every change
+   * that matters after a restart (fsync'd: a kill -9 right after a start must not lose it).
+   */
   private persist(): void {
-    this.persistNow();
-  }
-
-  /** Writes what a restarted controller needs to find every live process again. */
-  private persistNow(): void {
     const services: PersistedService[] = [];
     for (const { record, handle } of this.instances.values()) {
       if (!handle) continue;

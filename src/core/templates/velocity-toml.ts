@@ -1,5 +1,5 @@
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { tomlString } from '../../config/patch';
+import { tomlString, tomlValueEnd } from '../../config/patch';
 import type { ForwardingMode } from './forwarding-mode';
 
 /** A backend the proxy may send players to. */
@@ -233,21 +233,4 @@ function trimmedEnd(lines: string[]): number {
 function isContent(line: string): boolean {
   const trimmed = line.trim();
   return trimmed !== '' && !trimmed.startsWith('#');
-}
-
-/** Index just past the TOML value at the start of `rest` (a basic/literal string or a bare token). */
-function tomlValueEnd(rest: string): number {
-  if (rest.startsWith('"')) {
-    for (let i = 1; i < rest.length; i++) {
-      if (rest[i] === '\\') i++;
-      else if (rest[i] === '"') return i + 1;
-    }
-    return rest.length;
-  }
-  if (rest.startsWith("'")) {
-    const end = rest.indexOf("'", 1);
-    return end < 0 ? rest.length : end + 1;
-  }
-  const hash = rest.indexOf('#');
-  return (hash < 0 ? rest : rest.slice(0, hash)).trimEnd().length;
 }
