@@ -145,7 +145,7 @@ export class Controller {
       preparer,
       launcher: { launch, reattach },
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
-      timing: options.timing,
+      timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
     });
     const kernel: Kernel = {
       version: VERSION,
@@ -295,7 +295,7 @@ export class Controller {
 
   private async doStop(reason: string): Promise<void> {
     const { kernel } = this;
-    // Services first (shutdown order: backends, then proxies), while the API still answers them.
+    // Services first (shutdown order: dedicated, stop-on-empty, other backends, proxies), while the API still answers them.
     await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();

@@ -31,7 +31,7 @@ export const ControllerSection = T.Object({
   max_services: PositiveInt(20, 'services this machine may run at once'),
   heartbeat_interval: PositiveInt(5000, 'ms between service heartbeats'),
   scaling_tick_interval: PositiveInt(10, 's between scaling decisions'),
-  service_stale_timeout: PositiveInt(300, 's without a player-count report before an SDK service counts as crashed'),
+  service_stale_timeout: NonNegativeInt(300, 's without a player-count report before an SDK service counts as crashed (0 = never)'),
   strict_config: Bool(false, 'refuse to start on unknown keys instead of warning'),
   backend_port_start: Port(30000, 'first port handed to backend services'),
 });

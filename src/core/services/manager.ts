@@ -43,9 +43,22 @@ export interface ManagerTiming {
   /** How often a draining service's player count is checked. */
   drainPollMs: number;
   restart: Omit<RestartPolicy, 'restartOnCrash' | 'maxRestarts'>;
+  /**
+   * A READY service whose SDK reported a player count once and then fell silent this long is
+   * hung: it is killed and counts as crashed (`service_stale_timeout`; 0 = never).
+   */
+  staleTimeoutMs: number;
+  /** How often the stale check runs. */
+  staleCheckMs: number;
 }
 
-export const DEFAULT_MANAGER_TIMING: ManagerTiming = { stopTimeoutMs: 30_000, drainPollMs: 1_000, restart: DEFAULT_RESTART_TIMING };
+export const DEFAULT_MANAGER_TIMING: ManagerTiming = {
+  stopTimeoutMs: 30_000,
+  drainPollMs: 1_000,
+  restart: DEFAULT_RESTART_TIMING,
+  staleTimeoutMs: 300_000,
+  staleCheckMs: 10_000,
+};
 
 interface Instance {
   record: ServiceRecord;
@@ -84,10 +97,13 @@ export class ServiceManager {
   private readonly quarantined = new Map<string, string>();
   private readonly pendingRestarts = new Set<ReturnType<typeof setTimeout>>();
   private readonly timing: ManagerTiming;
+  private readonly staleWatch: ReturnType<typeof setInterval> | null;
   private closed = false;
 
   constructor(private readonly deps: ManagerDeps) {
     this.timing = { ...DEFAULT_MANAGER_TIMING, ...deps.timing };
+    this.staleWatch = this.timing.staleTimeoutMs > 0 ? setInterval(() => this.killStale(Date.now()), this.timing.staleCheckMs) : null;
+    this.staleWatch?.unref();
   }
 
   /** Starts one new instance of a group; resolves once its process runs (STARTING). */
@@ -292,25 +308,67 @@ export class ServiceManager {
     }
   }
 
+  /**
+   * The SDK's player count. A report while STARTING means the server is ticking: READY, even
+   * when no line matched. From the first report on, silence is watched (see findStale).
+   */
   reportPlayers(name: string, playerCount: number): void {
-    const { record } = this.require(name);
-    record.playerCount = playerCount;
-    record.playersReportedAt = Date.now();
+    const instance = this.require(name);
+    instance.record.playerCount = playerCount;
+    instance.record.playersReportedAt = Date.now();
+    if (instance.record.state === 'STARTING') this.markReady(instance);
   }
 
+  /** The SDK's TPS; like a player count, a report while STARTING makes the service READY. */
   reportTps(name: string, tps: number): void {
-    this.require(name).record.tps = tps;
+    const instance = this.require(name);
+    instance.record.tps = tps;
+    if (instance.record.state === 'STARTING') this.markReady(instance);
   }
 
-  /** Stops every service: backends before proxies, each class in parallel; no orphans left. */
+  /**
+   * The READY services whose SDK has reported a player count before but not within the stale
+   * timeout at `now`: their server is hung (a frozen main thread still holds the process).
+   */
+  findStale(now: number): string[] {
+    if (this.timing.staleTimeoutMs <= 0) return [];
+    const stale: string[] = [];
+    for (const { record, handle } of this.instances.values()) {
+      if (record.state !== 'READY' || record.playersReportedAt === null || !handle?.isAlive()) continue;
+      if (now - record.playersReportedAt >= this.timing.staleTimeoutMs) stale.push(record.name);
+    }
+    return stale;
+  }
+
+  /** Kills every stale service; the exit counts as a crash with this diagnosis, and the restart policy decides what follows. */
+  private killStale(now: number): void {
+    for (const name of this.findStale(now)) {
+      const { record, handle } = this.instances.get(name)!;
+      record.diagnosis = `stale: no player-count report for ${Math.round((now - record.playersReportedAt!) / 1000)} s (service_stale_timeout is ${Math.round(this.timing.staleTimeoutMs / 1000)} s); the server looks hung`;
+      this.deps.log.warn({ service: name }, record.diagnosis);
+      handle!.signal('SIGKILL');
+    }
+  }
+
+  /**
+   * Stops every service in the shutdown order (dedicated → stop-on-empty groups → other
+   * backends → proxies, so players are never left on a proxy with nowhere to go), each class in
+   * parallel; no orphans left.
+   */
   async stopAll(reason: string): Promise<void> {
     this.closed = true;
+    if (this.staleWatch) clearInterval(this.staleWatch);
     for (const timer of this.pendingRestarts) clearTimeout(timer);
     this.pendingRestarts.clear();
     const running = [...this.instances.values()].filter((i) => i.handle);
     this.deps.log.info({ reason, services: running.length }, 'stopping all services');
-    for (const proxies of [false, true]) {
-      await Promise.all(running.filter((i) => i.kind.isProxy === proxies).map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
+    const waves = new Map<number, Instance[]>();
+    for (const instance of running) {
+      const wave = shutdownWave(instance.record, this.deps.groups.get(instance.record.group));
+      waves.set(wave, [...(waves.get(wave) ?? []), instance]);
+    }
+    for (const wave of [...waves.keys()].sort((a, b) => a - b)) {
+      await Promise.all(waves.get(wave)!.map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
     }
     this.persist();
   }
@@ -453,3 +511,11 @@ export class ServiceManager {
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The shutdown order: lower waves stop first (dedicated 0, stop-on-empty 1, other backends 2, proxies 3). */
+export function shutdownWave(record: Pick<ServiceRecord, 'isDedicated' | 'isProxy'>, group: Pick<Group, 'stopOnEmpty'> | undefined): number {
+  if (record.isProxy) return 3;
+  if (record.isDedicated) return 0;
+  if (group?.stopOnEmpty) return 1;
+  return 2;
+}
