@@ -1,11 +1,24 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
+export interface AtomicWriteOptions {
+  /** File mode of a newly created file. */
+  mode?: number;
+  /**
+   * fsync the file and its directory, so the new content survives a power loss or kernel crash
+   * (default). Without it the write is still atomic and survives the controller being killed:
+   * the page cache outlives the process. Worth dropping for files that matter only while this
+   * boot lasts (a service's work dir, the list of live processes) and are written often.
+   */
+  durable?: boolean;
+}
+
 /**
  * Writes a file so that a reader (or a crash) sees either the old or the new content, never
- * a mix: temp file in the same directory, fsync, rename, fsync the directory.
+ * a mix: temp file in the same directory, (fsync), rename, (fsync the directory).
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const { mode = 0o644, durable = true } = options;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
@@ -15,7 +28,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -24,7 +37,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     rmSync(tmp, { force: true });
     throw error;
   }
-  syncDirectory(dir);
+  if (durable) syncDirectory(dir);
 }
 
 function syncDirectory(dir: string): void {

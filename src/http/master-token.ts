@@ -22,7 +22,7 @@ export function resolveMasterToken(
     if (saved.length >= 16) return { token: saved, source: 'generated', file };
   }
   const token = generateToken();
-  writeFileAtomic(file, `${token}\n`, 0o600);
+  writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return { token, source: 'generated', file };
 }

@@ -98,6 +98,7 @@ export class ServiceManager {
   private readonly pendingRestarts = new Set<ReturnType<typeof setTimeout>>();
   private readonly timing: ManagerTiming;
   private readonly staleWatch: ReturnType<typeof setInterval> | null;
+  private persistTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
 
   constructor(private readonly deps: ManagerDeps) {
@@ -106,20 +107,26 @@ export class ServiceManager {
     this.staleWatch?.unref();
   }
 
-  /** Starts one new instance of a group; resolves once its process runs (STARTING). */
-  start(groupName: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
+  /**
+   * Starts one new instance of a group; resolves once its process runs (STARTING). The group
+   * lock covers only the choices that must not race (limit, name, port); the files and the
+   * spawn run outside it, in the new service's own queue, so starts of one group overlap.
+   */
+  async start(groupName: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
     const group = this.deps.groups.require(groupName);
     if (actor !== 'system') this.quarantined.delete(groupName); // an operator's start clears a quarantine
     const lock = this.groupLocks.get(groupName) ?? new SerialQueue();
     this.groupLocks.set(groupName, lock);
-    return lock.run(() => this.startLocked(group, actor, restartCount));
+    const instance = await lock.run(() => this.claimSlot(group, restartCount));
+    return instance.queue.run(() => this.launchInstance(instance, group, actor));
   }
 
-  private async startLocked(group: Group, actor: Actor, restartCount: number): Promise<ServiceRecord> {
+  /** Under the group lock: the instance limit, a name, a port, and the record in PREPARING. */
+  private async claimSlot(group: Group, restartCount: number): Promise<Instance> {
     if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
     const quarantine = this.quarantined.get(group.name);
     if (quarantine) throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is quarantined (${quarantine}); start it by hand to clear`);
-    const { registry, ports, bus } = this.deps;
+    const { registry, ports } = this.deps;
     const active = registry.activeInstances(group.name);
     if (active >= group.maxInstances) {
       throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is at its maximum of ${group.maxInstances} instance(s)`);
@@ -134,10 +141,17 @@ export class ServiceManager {
     registry.add(record);
     const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null };
     this.instances.set(name, instance);
+    return instance;
+  }
 
-    let plan: CommandPlan;
+  /** In the service's queue: templates and patches into the work dir, then the process. */
+  private async launchInstance(instance: Instance, group: Group, actor: Actor): Promise<ServiceRecord> {
+    const { record } = instance;
+    const { name, port, workDir, isStatic } = record;
+    const { ports, bus } = this.deps;
     try {
-      plan = await this.deps.preparer.prepare(group, { name, port, workDir, isStatic });
+      if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
+      const plan = await this.deps.preparer.prepare(group, { name, port, workDir, isStatic });
       instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
     } catch (error) {
       const reason = error instanceof ApiError ? error.message : `could not start: ${(error as Error).message}`;
@@ -304,6 +318,7 @@ export class ServiceManager {
     const oldState = record.customState;
     record.customState = customState;
     if (oldState !== customState) {
+      this.persistSoon();
       this.deps.bus.publish('SERVICE_CUSTOM_STATE_CHANGED', { service: name, group: record.group, oldState: oldState || undefined, newState: customState || undefined }, actor);
     }
   }
@@ -360,7 +375,8 @@ export class ServiceManager {
     if (this.staleWatch) clearInterval(this.staleWatch);
     for (const timer of this.pendingRestarts) clearTimeout(timer);
     this.pendingRestarts.clear();
-    const running = [...this.instances.values()].filter((i) => i.handle);
+    // A service still PREPARING is included: its stop queues behind the launch, so no process it spawns outlives us.
+    const running = [...this.instances.values()].filter((i) => i.handle || i.record.state === 'PREPARING');
     this.deps.log.info({ reason, services: running.length }, 'stopping all services');
     const waves = new Map<number, Instance[]>();
     for (const instance of running) {
@@ -370,7 +386,7 @@ export class ServiceManager {
     for (const wave of [...waves.keys()].sort((a, b) => a - b)) {
       await Promise.all(waves.get(wave)!.map((i) => this.stop(i.record.name, 'system', { force: true }).catch(() => i.handle?.signal('SIGKILL'))));
     }
-    this.persist();
+    this.persistNow();
   }
 
   private require(name: string): Instance {
@@ -387,15 +403,32 @@ export class ServiceManager {
       return false;
     }
     instance.record.state = to;
-    if (result.changed) this.persist();
+    // A new process must be on disk before anyone hears of it; any other change may wait a moment.
+    if (result.changed) {
+      if (to === 'STARTING') this.persistNow();
+      else this.persistSoon();
+    }
     return result.changed;
   }
 
   /**
-   * Writes what a restarted controller needs to find every live process again, on every change
-   * that matters after a restart (fsync'd: a kill -9 right after a start must not lose it).
+   * Soon (coalesced, PERSIST_DELAY_MS) for changes whose loss a restarted controller survives:
+   * a READY it re-reads from the service's log, a removal it reports as "not recovered", a
+   * custom state the SDK sets again. One write for a burst of changes instead of one each.
    */
-  private persist(): void {
+  private persistSoon(): void {
+    if (this.persistTimer) return;
+    this.persistTimer = setTimeout(() => this.persistNow(), PERSIST_DELAY_MS);
+    this.persistTimer.unref();
+  }
+
+  /**
+   * Writes what a restarted controller needs to find every live process again. Synchronous for
+   * a newly spawned process: a kill -9 right after a start must not lose it.
+   */
+  private persistNow(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
     const services: PersistedService[] = [];
     for (const { record, handle } of this.instances.values()) {
       if (!handle) continue;
@@ -457,7 +490,7 @@ export class ServiceManager {
       this.deps.bus.publish('SERVICE_RECOVERED', { service: record.name, group: record.group, pid: record.pid, port: record.port });
       this.deps.log.info({ service: record.name, pid: record.pid, port: record.port }, 'recovered a running service');
     }
-    this.persist();
+    this.persistNow();
   }
 
   /**
@@ -505,10 +538,13 @@ export class ServiceManager {
     instance?.handle?.close();
     this.instances.delete(name);
     this.deps.registry.remove(name);
-    this.persist();
+    this.persistSoon();
     if (options.removeWorkDir && instance && !instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
   }
 }
+
+/** How long changes that may wait are collected before the state file is written. */
+const PERSIST_DELAY_MS = 50;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

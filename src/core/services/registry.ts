@@ -44,12 +44,15 @@ export class ServiceRegistry {
     return this.services.get(name);
   }
 
+  /** Every service, in natural name order (Lobby-2 before Lobby-10). */
   all(): ServiceRecord[] {
-    return [...this.services.values()].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    return [...this.services.values()].sort(byName);
   }
 
   ofGroup(group: string): ServiceRecord[] {
-    return this.all().filter((s) => s.group === group);
+    const members: ServiceRecord[] = [];
+    for (const s of this.services.values()) if (s.group === group) members.push(s);
+    return members.sort(byName);
   }
 
   /** Instances of a group that hold or are about to hold a process. */
@@ -63,6 +66,9 @@ export class ServiceRegistry {
     return this.services.size;
   }
 }
+
+const naturalOrder = new Intl.Collator('en', { numeric: true });
+const byName = (a: ServiceRecord, b: ServiceRecord) => naturalOrder.compare(a.name, b.name);
 
 /** A fresh record in PREPARING with nothing known yet. */
 export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' | 'workDir' | 'isStatic' | 'isProxy' | 'memoryMaxMb' | 'restartCount'>): ServiceRecord {

@@ -20,12 +20,14 @@ export type PersistedService = Static<typeof PersistedServiceSchema>;
 
 const StateFileSchema = Type.Object({ version: Type.Literal(1), services: Type.Array(PersistedServiceSchema) });
 
-/** `data/state/services.json`, written atomically on every change that matters after a restart. */
+/** `data/state/services.json`, written atomically (not durably) on every change that matters after a restart. */
 export class ServiceStateFile {
   constructor(readonly file: string) {}
 
   save(services: PersistedService[]): void {
-    writeFileAtomic(this.file, `${JSON.stringify({ version: 1, services }, null, 2)}\n`);
+    // Not fsync'd: it is there for a controller that was killed, and the page cache outlives it;
+    // after a power loss there is no live process left to find.
+    writeFileAtomic(this.file, `${JSON.stringify({ version: 1, services })}\n`, { durable: false });
   }
 
   /** What the last controller left; an unreadable file is reported and treated as empty. */

@@ -36,7 +36,7 @@ export function loadForwardingSecret(dataDir: string): string {
   // The file exists but held no secret (empty, whitespace): replace it, atomically.
   const raced = readSecret(path);
   if (raced !== null) return raced;
-  writeFileAtomic(path, secret, 0o600);
+  writeFileAtomic(path, secret, { mode: 0o600 });
   return secret;
 }
 

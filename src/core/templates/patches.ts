@@ -86,7 +86,7 @@ export interface ProxyPatch {
 export function patchProxy(workDir: string, patch: ProxyPatch): string[] {
   const written = [editFile(workDir, 'velocity.toml', (text) => patchVelocityToml(text, patch))];
   // Always written: a copy from a template may hold another secret or a looser mode.
-  writeFileAtomic(join(workDir, FORWARDING_SECRET_FILE_NAME), patch.secret, 0o600);
+  writeFileAtomic(join(workDir, FORWARDING_SECRET_FILE_NAME), patch.secret, { mode: 0o600, durable: false });
   return [...written.filter((file): file is string => file !== null), FORWARDING_SECRET_FILE_NAME];
 }
 
@@ -96,7 +96,7 @@ function editFile(workDir: string, rel: string, edit: (text: string | null) => s
   const before = readText(path);
   const after = edit(before);
   if (after === before) return null;
-  writeFileAtomic(path, after);
+  writeFileAtomic(path, after, { durable: false }); // a work dir lives for this boot only
   return rel;
 }
 
