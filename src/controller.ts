@@ -10,7 +10,7 @@ import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
 import { keepProxiesInSync } from './core/services/proxy-sync';
 import { defaultPortRanges, PortLeases } from './core/ports';
-import { launch, reattach } from './core/supervisor/process';
+import { FifoPool, launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
@@ -135,6 +135,7 @@ export class Controller {
       tokens: { master: master.token, service: auth.serviceToken },
       env: process.env,
     });
+    const fifos = new FifoPool(join(paths.services, '.fifos'));
     const manager = new ServiceManager({
       bus,
       log: log.child({ area: 'services' }),
@@ -143,7 +144,7 @@ export class Controller {
       ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port)),
       servicesDir: paths.services,
       preparer,
-      launcher: { launch, reattach },
+      launcher: { launch: (spec) => launch(spec, { fifos }), reattach },
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
     });

@@ -5,7 +5,12 @@
  *   restartOnCrash off ─────────────────────────────► no-restart
  *   too many crashes of the group in the window ────► quarantine (crash-loop breaker)
  *   restarts used up (attempt > maxRestarts) ───────► no-restart
+ *   the first restart ──────────────────────────────► restart at once
  *   otherwise ──────────────────────────────────────► restart after an exponential backoff
+ *
+ * The first restart is immediate, as pm2 and systemd do it: one crash of a server that was
+ * fine is an accident, and its players are waiting. A second crash in a row means something
+ * is wrong, and from there the delay starts at `baseDelayMs` and doubles.
  *
  * A service that stayed READY for `stableAfterMs` earns a fresh budget: its next crash counts
  * as the first again.
@@ -13,7 +18,7 @@
 export interface RestartPolicy {
   restartOnCrash: boolean;
   maxRestarts: number;
-  /** Delay before the first restart; doubled for each further attempt. */
+  /** Delay before the second restart (the first is immediate); doubled for each further attempt. */
   baseDelayMs: number;
   maxDelayMs: number;
   /** Crash-loop breaker: this many crashes of one group within `loopWindowMs` quarantine it. */
@@ -56,5 +61,6 @@ export function decideRestart(policy: RestartPolicy, facts: CrashFacts): Restart
   const previous = facts.readyForMs >= policy.stableAfterMs ? 0 : facts.restartCount;
   const attempt = previous + 1;
   if (attempt > policy.maxRestarts) return { kind: 'no-restart', reason: `gave up after ${policy.maxRestarts} restarts` };
-  return { kind: 'restart', attempt, delayMs: Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) };
+  const delayMs = attempt === 1 ? 0 : Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 2));
+  return { kind: 'restart', attempt, delayMs };
 }

@@ -14,15 +14,16 @@ const now = 1_000_000;
 const facts = (f: Partial<CrashFacts>): CrashFacts => ({ restartCount: 0, readyForMs: 0, groupCrashTimes: [now], now, ...f });
 
 const rows: [string, Partial<RestartPolicy>, Partial<CrashFacts>, RestartDecision][] = [
-  ['first crash restarts after the base delay', {}, {}, { kind: 'restart', attempt: 1, delayMs: 1000 }],
-  ['second crash doubles', {}, { restartCount: 1 }, { kind: 'restart', attempt: 2, delayMs: 2000 }],
-  ['third crash doubles again', {}, { restartCount: 2 }, { kind: 'restart', attempt: 3, delayMs: 4000 }],
+  ['first crash restarts at once', {}, {}, { kind: 'restart', attempt: 1, delayMs: 0 }],
+  ['second crash in a row waits the base delay', {}, { restartCount: 1 }, { kind: 'restart', attempt: 2, delayMs: 1000 }],
+  ['third crash doubles', {}, { restartCount: 2 }, { kind: 'restart', attempt: 3, delayMs: 2000 }],
+  ['fourth crash doubles again', {}, { restartCount: 3 }, { kind: 'restart', attempt: 4, delayMs: 4000 }],
   ['backoff is capped', { maxRestarts: 20 }, { restartCount: 9 }, { kind: 'restart', attempt: 10, delayMs: 10_000 }],
-  ['the last allowed restart', {}, { restartCount: 4 }, { kind: 'restart', attempt: 5, delayMs: 10_000 }],
+  ['the last allowed restart', {}, { restartCount: 4 }, { kind: 'restart', attempt: 5, delayMs: 8000 }],
   ['restarts used up', {}, { restartCount: 5 }, { kind: 'no-restart', reason: 'gave up after 5 restarts' }],
   ['maxRestarts 0 never restarts', { maxRestarts: 0 }, {}, { kind: 'no-restart', reason: 'gave up after 0 restarts' }],
   ['restartOnCrash off', { restartOnCrash: false }, { restartCount: 0 }, { kind: 'no-restart', reason: 'restartOnCrash is off' }],
-  ['a long stable run earns a fresh budget', {}, { restartCount: 5, readyForMs: 600_000 }, { kind: 'restart', attempt: 1, delayMs: 1000 }],
+  ['a long stable run earns a fresh budget', {}, { restartCount: 5, readyForMs: 600_000 }, { kind: 'restart', attempt: 1, delayMs: 0 }],
   ['a short run does not', {}, { restartCount: 5, readyForMs: 599_999 }, { kind: 'no-restart', reason: 'gave up after 5 restarts' }],
   [
     'crash loop in the window quarantines the group',
@@ -30,7 +31,7 @@ const rows: [string, Partial<RestartPolicy>, Partial<CrashFacts>, RestartDecisio
     { groupCrashTimes: [now - 50_000, now - 30_000, now - 10_000, now] },
     { kind: 'quarantine', reason: 'crash loop: 4 crashes in 1 min; the group is quarantined until an operator clears it' },
   ],
-  ['crashes outside the window do not count', {}, { groupCrashTimes: [now - 90_000, now - 70_000, now - 10_000, now] }, { kind: 'restart', attempt: 1, delayMs: 1000 }],
+  ['crashes outside the window do not count', {}, { groupCrashTimes: [now - 90_000, now - 70_000, now - 10_000, now] }, { kind: 'restart', attempt: 1, delayMs: 0 }],
   [
     'the breaker wins over a fresh budget',
     {},

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { launchEnv } from './launch-env';
+import type { FifoPool } from './fifo-pool';
 import { createPosixHandle } from './posix-handle';
 import { prepareStateDir } from './prepare-state-dir';
 import { writeProcessRecord } from './process-record';
@@ -16,10 +18,11 @@ const PID_TIMEOUT_MS = 10_000;
  * no stdio tied to the controller, so it keeps running if the controller dies. Resolves once
  * the server's pid is known and process.json records it for a later reattach().
  */
-export async function launchPosix(spec: LaunchSpec): Promise<ProcessHandle> {
+export async function launchPosix(spec: LaunchSpec, fifos?: FifoPool): Promise<ProcessHandle> {
   const workDir = resolve(spec.workDir);
   const files = stateFiles(resolve(workDir, spec.stateDir ?? '.svc'));
   prepareStateDir(files);
+  if (fifos && !hasFifo(files.fifo)) fifos.take(files.fifo); // else the wrapper makes one
 
   const marker = `svc-${randomUUID()}`;
   const startedAt = new Date();
@@ -55,4 +58,12 @@ export async function launchPosix(spec: LaunchSpec): Promise<ProcessHandle> {
   };
   writeProcessRecord(files.record, record);
   return createPosixHandle({ record, files, startOffset: 0, wrapperExited: wrapper.exited });
+}
+
+function hasFifo(path: string): boolean {
+  try {
+    return lstatSync(path).isFIFO();
+  } catch {
+    return false;
+  }
 }
