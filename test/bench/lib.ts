@@ -20,8 +20,8 @@ const liveChildren = new Set<Proc>();
 const liveDirs = new Set<string>();
 
 /** A new empty temp dir, removed by cleanupAll() unless removed earlier with removeDir(). */
-export function makeTempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+export function makeTempDir(prefix: string, base = tmpdir()): string {
+  const dir = mkdtempSync(join(base, prefix));
   liveDirs.add(dir);
   return dir;
 }

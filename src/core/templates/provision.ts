@@ -1,4 +1,5 @@
-import { lstatSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBreather } from './breather';
 import { hardlinksSafeByDefault } from './link-policy';
@@ -51,9 +52,14 @@ export async function provisionStack(layerDirs: readonly string[], workDir: stri
   mkdirSync(workDir, { recursive: true });
   // Folders whose place in the work dir is taken by something else that must be kept.
   const blocked = new Set<string>();
-  for (const rel of plan.dirs) {
-    if (isUnder(rel, blocked)) continue;
-    if (!ensureDirectory(join(workDir, rel), overwrite)) blocked.add(rel);
+  // One level of the tree at a time, the folders of a level in parallel: on some disks a
+  // mkdir costs a millisecond (measured on this project's CI VMs), which in parallel overlaps,
+  // and the event loop stays free meanwhile.
+  for (const level of byDepth(plan.dirs)) {
+    await eachLimited(level, MKDIR_PARALLEL, async (rel) => {
+      if (isUnder(rel, blocked)) return;
+      if (!(await ensureDirectory(join(workDir, rel), overwrite))) blocked.add(rel);
+    });
   }
 
   const breathe = createBreather();
@@ -87,18 +93,40 @@ export async function provisionStack(layerDirs: readonly string[], workDir: stri
  * existing non-folder (a file, or a link even to a folder: writing through it would leave
  * the work dir) is replaced when overwriting, else kept and the folder's contents skipped.
  */
-function ensureDirectory(path: string, overwrite: boolean): boolean {
+async function ensureDirectory(path: string, overwrite: boolean): Promise<boolean> {
   try {
-    mkdirSync(path);
+    await mkdir(path);
     return true;
   } catch (error) {
     if (codeOf(error) !== 'EEXIST') throw error;
   }
-  if (lstatSync(path).isDirectory()) return true;
+  if ((await lstat(path)).isDirectory()) return true;
   if (!overwrite) return false;
   removeEntry(path);
-  mkdirSync(path);
+  await mkdir(path);
   return true;
+}
+
+const MKDIR_PARALLEL = 16;
+
+/** Relative folder paths grouped by depth, shallowest first (parents before children). */
+function byDepth(dirs: readonly string[]): string[][] {
+  const levels: string[][] = [];
+  for (const rel of dirs) {
+    let depth = 0;
+    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) depth++;
+    (levels[depth] ??= []).push(rel);
+  }
+  return levels.filter((level) => level !== undefined);
+}
+
+/** Runs `task` on every item, at most `limit` at once; rejects with the first failure. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function isUnder(rel: string, blocked: ReadonlySet<string>): boolean {

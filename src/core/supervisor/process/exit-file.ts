@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { errnoCode } from './errno';
 
 /**
- * The exit-code file: undefined while it does not exist (not ended, or the wrapper died before
- * recording), else the code, or null when the file holds no number. The wrapper moves it into
- * place whole, so a present file is complete.
+ * The exit-code file: undefined while it does not exist or its line is not complete yet (no
+ * "\n": the wrapper is writing it, or died before it could), else the code, or null when the
+ * line holds no number.
  */
 export function readExitFile(path: string): number | null | undefined {
   let text: string;
@@ -14,6 +14,7 @@ export function readExitFile(path: string): number | null | undefined {
     if (errnoCode(error) === 'ENOENT') return undefined;
     return null;
   }
+  if (!text.endsWith('\n')) return undefined;
   const code = Number.parseInt(text.trim(), 10);
   return Number.isInteger(code) && code >= 0 ? code : null;
 }

@@ -14,8 +14,10 @@
  *     non-blocking open for writing always finds a reader;
  *   - the server's stdout and stderr are appended to console.log;
  *   - server.pid gets the server's pid followed by "\n" before the server starts;
- *   - exit-code gets the server's status as sh reports it (128+n after signal n) via tmp + mv,
- *     so the file appears whole, and only once the server has ended;
+ *   - exit-code gets the server's status as sh reports it (128+n after signal n) followed by
+ *     "\n", only once the server has ended; `echo` is a builtin writing it in one write(), so a
+ *     reader sees an empty file or the whole line, and reads it as final only with the "\n"
+ *     (no `mv` to fork on every exit);
  *   - 126 without a server.pid means the wrapper could not set up the FIFO.
  * Only the server is signalled by the controller; the wrapper catches HUP/INT/TERM with a no-op
  * trap (caught, not ignored: ignored signals would be inherited by the server) so that even a
@@ -33,7 +35,7 @@ fi
 exec 3<>"$fifo" || exit 126
 /bin/sh -c 'exec >>"$1" 2>&1 3<&-; echo $$ >"$2"; shift 2; exec "$@"' svc-server "$dir/console.log" "$dir/server.pid" "$@" <&3
 code=$?
-echo "$code" >"$dir/exit-code.tmp" && mv -f "$dir/exit-code.tmp" "$dir/exit-code"
+echo "$code" >"$dir/exit-code"
 `;
 
 /** argv for Bun.spawn: the wrapper, then the server's own argv untouched. */
