@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../errors';
 import type { EventBus } from '../../events/bus';
@@ -133,7 +133,7 @@ export class ServiceManager {
     }
     const kind = SOFTWARE[group.software];
     const { name, reuses } = nextInstanceName(group.name, registry.ofGroup(group.name));
-    if (reuses) this.forget(reuses, { removeWorkDir: true });
+    if (reuses) void this.forget(reuses, { removeWorkDir: true }); // the new instance gets a fresh dir: no need to wait
     const port = await ports.lease(kind.isProxy ? 'proxy' : 'backend', name);
     const isStatic = group.type === 'STATIC';
     const workDir = isStatic ? join(this.deps.servicesDir, 'static', name) : join(this.deps.servicesDir, 'temp', `${name}_${randomBytes(4).toString('hex')}`);
@@ -208,7 +208,7 @@ export class ServiceManager {
       // A clean exit while READY (someone typed `stop` in its console) is a stop, not a crash.
       this.move(instance, 'STOPPED');
       bus.publish('SERVICE_STOPPED', { service: record.name });
-      this.cleanUp(instance);
+      void this.cleanUp(instance);
       return;
     }
     const readyForMs = record.readyAt ? Date.now() - record.readyAt.getTime() : 0;
@@ -248,7 +248,7 @@ export class ServiceManager {
     return instance.queue.run(async () => {
       const { record } = instance;
       if (record.state === 'STOPPED' || record.state === 'CRASHED' || !instance.handle?.isAlive()) {
-        this.forget(name, { removeWorkDir: true });
+        await this.forget(name, { removeWorkDir: true });
         return;
       }
       const group = this.deps.groups.get(record.group);
@@ -288,7 +288,7 @@ export class ServiceManager {
     record.pid = null;
     this.move(instance, 'STOPPED');
     this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
-    this.cleanUp(instance);
+    await this.cleanUp(instance);
   }
 
   /** Kills at once, whatever the service is doing; the exit then takes its normal course. */
@@ -525,21 +525,26 @@ export class ServiceManager {
     return started;
   }
 
-  /** After a stop: unregistered, and a dynamic service's work dir deleted. */
-  private cleanUp(instance: Instance): void {
+  /** After a stop: unregistered, and a dynamic service's work dir deleted (settles once it is). */
+  private cleanUp(instance: Instance): Promise<void> {
     instance.handle?.close();
-    this.forget(instance.record.name);
-    if (!instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
+    return this.forget(instance.record.name, { removeWorkDir: true });
   }
 
-  /** Drops a service from the controller; a crashed dynamic service's dir goes with its slot. */
-  private forget(name: string, options: { removeWorkDir?: boolean } = {}): void {
+  /**
+   * Drops a service from the controller; a dynamic service's work dir goes with it. The
+   * deletion runs off the event loop (a world can be thousands of files) and settles the
+   * returned promise; a failure is logged, never thrown: the service is gone either way.
+   */
+  private forget(name: string, options: { removeWorkDir?: boolean } = {}): Promise<void> {
     const instance = this.instances.get(name);
     instance?.handle?.close();
     this.instances.delete(name);
     this.deps.registry.remove(name);
     this.persistSoon();
-    if (options.removeWorkDir && instance && !instance.record.isStatic) rmSync(instance.record.workDir, { recursive: true, force: true });
+    if (!options.removeWorkDir || !instance || instance.record.isStatic) return Promise.resolve();
+    const { workDir } = instance.record;
+    return rm(workDir, { recursive: true, force: true }).catch((error: unknown) => this.deps.log.warn({ service: name, err: error }, `could not delete the work dir ${workDir}`));
   }
 }
 
