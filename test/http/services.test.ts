@@ -16,7 +16,7 @@ function fakeGroup(name: string, extra: Record<string, unknown> = {}, args: stri
 beforeAll(async () => {
   c = await startController({ timing: { stopTimeoutMs: 1000, drainPollMs: 20, restart: { baseDelayMs: 10, maxDelayMs: 50, loopThreshold: 10, loopWindowMs: 60_000, stableAfterMs: 600_000 } } });
   c.controller.kernel.bus.subscribe((e) => events.push({ type: e.type, data: e.data }));
-  for (const group of [fakeGroup('Lobby'), fakeGroup('Crashy', { maxRestarts: 2 }, ['--crash-after-ready', '3']), fakeGroup('Stubborn', {}, ['--hang-on-stop'])]) {
+  for (const group of [fakeGroup('Lobby'), fakeGroup('Crashy', { maxRestarts: 2 }, ['--crash-after-ready', '3']), fakeGroup('Hangs', {}, ['--hang-on-stop'])]) {
     expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
   }
 });
@@ -106,11 +106,11 @@ describe('services (real processes)', () => {
   });
 
   test('a server that ignores stop is killed after the timeout', async () => {
-    await c.api('/api/services/Stubborn/start', { method: 'POST' });
-    await waitFor(async () => (await state('Stubborn-1')) === 'READY', { what: 'Stubborn-1 READY' });
-    const res = await c.api('/api/services/Stubborn-1/stop', { method: 'POST' });
+    await c.api('/api/services/Hangs/start', { method: 'POST' });
+    await waitFor(async () => (await state('Hangs-1')) === 'READY', { what: 'Hangs-1 READY' });
+    const res = await c.api('/api/services/Hangs-1/stop', { method: 'POST' });
     expect(res.status).toBe(200);
-    expect(ofType('SERVICE_STOPPED', 'Stubborn-1')).toHaveLength(1);
+    expect(ofType('SERVICE_STOPPED', 'Hangs-1')).toHaveLength(1);
     expect(c.logs.join('')).toContain('killing it');
   }, 15_000);
 

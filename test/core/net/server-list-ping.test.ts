@@ -8,7 +8,7 @@ import { PacketReader } from '../../../src/core/net/packet-reader';
 import { pingServer, ServerListPingError } from '../../../src/core/net/server-list-ping';
 import { decodeVarInt, encodeVarInt, varIntSize } from '../../../src/core/net/varint';
 import { type FixtureProcess, spawnFixture } from '../../fixtures/spawn-fixture';
-import { closedPort, type StubConnection, startStub, type StubServer } from './stub-server';
+import { closedPort, type PeerConnection, startPeer, type ScriptedPeer } from './scripted-peer';
 
 const FAKE_PAPER = join(import.meta.dir, '../../fixtures/fake-paper.ts');
 const FLYING_SQUID = join(import.meta.dir, '../../fixtures/flying-squid-server.ts');
@@ -17,7 +17,7 @@ const DONE = /^\[12:00:00 INFO\]: Done \(1\.234s\)! For help, type "help"$/;
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const json = (value: unknown) => JSON.stringify(value);
-const STATUS = { version: { name: 'Stub 1.21', protocol: 767 }, players: { online: 1, max: 5 }, description: 'stub' };
+const STATUS = { version: { name: 'Peer 1.21', protocol: 767 }, players: { online: 1, max: 5 }, description: 'peer' };
 const statusPacket = (doc: unknown = STATUS) => encodePacket(0x00, encodeString(typeof doc === 'string' ? doc : json(doc)));
 
 /** Rejection of `promise` as a ServerListPingError, and how long it took from `since`. */
@@ -99,28 +99,28 @@ describe('PacketReader', () => {
   });
 });
 
-describe('pingServer against stub servers', () => {
-  let stub: StubServer | undefined;
-  afterEach(() => stub?.stop());
+describe('pingServer against peer servers', () => {
+  let peer: ScriptedPeer | undefined;
+  afterEach(() => peer?.stop());
 
   test('sends Handshake (protocol -1, address, port, next state 1) then Status Request, and closes after the pong', async () => {
-    stub = startStub((conn) => answer(conn));
-    const result = await pingServer('127.0.0.1', stub.port);
+    peer = startPeer((conn) => answer(conn));
+    const result = await pingServer('127.0.0.1', peer.port);
     const port = Buffer.alloc(2);
-    port.writeUInt16BE(stub.port);
+    port.writeUInt16BE(peer.port);
     const address = hex(Buffer.from('127.0.0.1'));
     const handshake = `1300ffffffff0f09${address}${port.toString('hex')}01`;
-    expect(hex(stub.connections[0]?.received ?? new Uint8Array()).slice(0, handshake.length + 4)).toBe(`${handshake}0100`);
+    expect(hex(peer.connections[0]?.received ?? new Uint8Array()).slice(0, handshake.length + 4)).toBe(`${handshake}0100`);
     // (Not `latencyMs: expect.any(Number)` inside toMatchObject: Bun 1.4.5 writes the matcher into `result`.)
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
     expect(result).toMatchObject(STATUS);
-    await stub.waitForClosed(1, 2000);
+    await peer.waitForClosed(1, 2000);
   });
 
   test('protocolVersion and serverAddress options go into the handshake', async () => {
-    stub = startStub((conn) => answer(conn));
-    await pingServer('127.0.0.1', stub.port, { protocolVersion: 767, serverAddress: 'mc.example' });
-    const received = stub.connections[0]?.received ?? new Uint8Array();
+    peer = startPeer((conn) => answer(conn));
+    await pingServer('127.0.0.1', peer.port, { protocolVersion: 767, serverAddress: 'mc.example' });
+    const received = peer.connections[0]?.received ?? new Uint8Array();
     expect(hex(received.subarray(2, 4))).toBe(hex(encodeVarInt(767)));
     expect(hex(received.subarray(4, 15))).toBe(hex(encodeString('mc.example')));
   });
@@ -129,54 +129,54 @@ describe('pingServer against stub servers', () => {
     const body = encodePacket(0x00, encodeString(json({ ...STATUS, description: { text: 'x'.repeat(3000) } }))).subarray(2);
     // Length as a non-minimal 5-byte VarInt: legal, and the widest a reader must accept.
     const prefix = Uint8Array.of(0x80 | (body.length & 0x7f), 0x80 | (body.length >> 7), 0x80, 0x80, 0x00);
-    stub = startStub((conn) => {
+    peer = startPeer((conn) => {
       if (conn.received.length === statusRequestEnd(conn)) void drip(conn, new Uint8Array([...prefix, ...body]));
     });
-    const result = await pingServer('127.0.0.1', stub.port, { measureLatency: false, timeoutMs: 5000 });
+    const result = await pingServer('127.0.0.1', peer.port, { measureLatency: false, timeoutMs: 5000 });
     expect(result.description).toEqual({ text: 'x'.repeat(3000) });
   });
 
   test('reads a 600 KB status that spans many TCP chunks', async () => {
     const big = { ...STATUS, description: { text: 'y'.repeat(600_000) } };
-    stub = startStub((conn) => answer(conn, statusPacket(big)));
-    const result = await pingServer('127.0.0.1', stub.port);
+    peer = startPeer((conn) => answer(conn, statusPacket(big)));
+    const result = await pingServer('127.0.0.1', peer.port);
     expect(result.description).toEqual(big.description);
   });
 
   test('keeps player sample entries and raw description values', async () => {
     const sample = [{ name: 'Notch', id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' }];
     const doc = { ...STATUS, players: { online: 1, max: 5, sample }, description: ['', { text: 'hi', color: 'red' }] };
-    stub = startStub((conn) => answer(conn, statusPacket(doc)));
-    expect(await pingServer('127.0.0.1', stub.port)).toMatchObject({ players: { sample }, description: doc.description });
+    peer = startPeer((conn) => answer(conn, statusPacket(doc)));
+    expect(await pingServer('127.0.0.1', peer.port)).toMatchObject({ players: { sample }, description: doc.description });
   });
 
   test('times out, bounded, against a server that accepts and never answers, and closes the socket', async () => {
-    stub = startStub();
-    const { error, ms } = await rejection(pingServer('127.0.0.1', stub.port, { timeoutMs: 300 }));
+    peer = startPeer();
+    const { error, ms } = await rejection(pingServer('127.0.0.1', peer.port, { timeoutMs: 300 }));
     expect(error.code).toBe('timeout');
-    expect(error.message).toBe(`Server List Ping to 127.0.0.1:${stub.port} failed: timed out after 300 ms waiting for the status response`);
+    expect(error.message).toBe(`Server List Ping to 127.0.0.1:${peer.port} failed: timed out after 300 ms waiting for the status response`);
     expect(ms).toBeGreaterThanOrEqual(295);
     expect(ms).toBeLessThan(1300);
-    await stub.waitForClosed(1, 2000);
+    await peer.waitForClosed(1, 2000);
   });
 
   test('a status without a pong resolves at the deadline with the status round trip as latency', async () => {
-    stub = startStub((conn) => {
+    peer = startPeer((conn) => {
       if (isStatusRequested(conn) && conn.received.length === statusRequestEnd(conn)) conn.socket.write(statusPacket());
     });
     const started = performance.now();
-    const result = await pingServer('127.0.0.1', stub.port, { timeoutMs: 300 });
+    const result = await pingServer('127.0.0.1', peer.port, { timeoutMs: 300 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     expect(result).toMatchObject(STATUS);
-    await stub.waitForClosed(1, 2000);
+    await peer.waitForClosed(1, 2000);
   });
 
   test('a status followed by a close (no pong) resolves at once', async () => {
-    stub = startStub((conn) => {
+    peer = startPeer((conn) => {
       if (isStatusRequested(conn)) conn.socket.end(statusPacket());
     });
     const started = performance.now();
-    expect(await pingServer('127.0.0.1', stub.port, { timeoutMs: 3000 })).toMatchObject(STATUS);
+    expect(await pingServer('127.0.0.1', peer.port, { timeoutMs: 3000 })).toMatchObject(STATUS);
     expect(performance.now() - started).toBeLessThan(1500);
   });
 
@@ -201,21 +201,21 @@ describe('pingServer against stub servers', () => {
 
   test.each(garbage)('garbage rejects: %s', async (_name, reply, code, message) => {
     // The server keeps the connection open (except the HTTP case), so only the parser can end the wait.
-    stub = startStub((conn) => {
+    peer = startPeer((conn) => {
       if (!isStatusRequested(conn) || conn.received.length !== statusRequestEnd(conn)) return;
       if (code === 'closed') conn.socket.end(reply);
       else conn.socket.write(reply);
     });
-    const { error, ms } = await rejection(pingServer('127.0.0.1', stub.port, { timeoutMs: 3000 }));
+    const { error, ms } = await rejection(pingServer('127.0.0.1', peer.port, { timeoutMs: 3000 }));
     expect(error.code).toBe(code);
     expect(error.message).toContain(message);
     expect(ms).toBeLessThan(1000);
-    await stub.waitForClosed(1, 2000);
+    await peer.waitForClosed(1, 2000);
   });
 
   test('maxResponseBytes lowers the cap', async () => {
-    stub = startStub((conn) => answer(conn));
-    const { error } = await rejection(pingServer('127.0.0.1', stub.port, { maxResponseBytes: 16 }));
+    peer = startPeer((conn) => answer(conn));
+    const { error } = await rejection(pingServer('127.0.0.1', peer.port, { maxResponseBytes: 16 }));
     expect(error.message).toContain('exceeds the 16-byte limit');
   });
 });
@@ -362,25 +362,25 @@ describe('pingServer against a real flying-squid server', () => {
 });
 
 /** True once the client's Handshake and Status Request have both arrived. */
-function isStatusRequested(conn: StubConnection): boolean {
+function isStatusRequested(conn: PeerConnection): boolean {
   return conn.received.length >= statusRequestEnd(conn);
 }
 
 /** Offset just past the Status Request: handshake frame + the 2-byte `01 00`. */
-function statusRequestEnd(conn: StubConnection): number {
+function statusRequestEnd(conn: PeerConnection): number {
   const length = decodeVarInt(conn.received);
   return length ? length.bytes + length.value + 2 : Number.POSITIVE_INFINITY;
 }
 
 /** A well-behaved server: status after the request, pong (echo) after the ping, then close. */
-function answer(conn: StubConnection, status: Uint8Array = statusPacket()): void {
+function answer(conn: PeerConnection, status: Uint8Array = statusPacket()): void {
   const end = statusRequestEnd(conn);
   if (conn.received.length === end) conn.socket.write(status);
   if (conn.received.length === end + 10) conn.socket.end(conn.received.subarray(end));
 }
 
 /** Writes `bytes` one per event-loop turn, so the client sees them in many separate reads. */
-async function drip(conn: StubConnection, bytes: Uint8Array): Promise<void> {
+async function drip(conn: PeerConnection, bytes: Uint8Array): Promise<void> {
   for (const byte of bytes) {
     if (conn.closed) return;
     conn.socket.write(Uint8Array.of(byte));

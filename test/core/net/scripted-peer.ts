@@ -6,44 +6,44 @@ import type { Socket, TCPSocketListener } from 'bun';
  * with `onData`, which sees every byte received so far on that connection.
  */
 
-export interface StubConnection {
-  socket: Socket<StubState>;
+export interface PeerConnection {
+  socket: Socket<PeerState>;
   /** Every byte the client sent so far. */
   received: Uint8Array;
   /** True once the client side closed (or the connection otherwise ended). */
   closed: boolean;
 }
 
-interface StubState {
-  conn: StubConnection;
+interface PeerState {
+  conn: PeerConnection;
 }
 
-export interface StubServer {
+export interface ScriptedPeer {
   port: number;
-  connections: StubConnection[];
+  connections: PeerConnection[];
   /** Resolves when at least `count` connections have closed; rejects after `timeoutMs`. */
   waitForClosed(count: number, timeoutMs: number): Promise<void>;
   stop(): void;
 }
 
-export function startStub(onData: (conn: StubConnection) => void = () => {}): StubServer {
-  const connections: StubConnection[] = [];
+export function startPeer(onData: (conn: PeerConnection) => void = () => {}): ScriptedPeer {
+  const connections: PeerConnection[] = [];
   let waiters: (() => void)[] = [];
   const notify = () => {
     for (const w of waiters.splice(0)) w();
   };
   const closedCount = () => connections.filter((c) => c.closed).length;
-  const markClosed = (socket: Socket<StubState>) => {
+  const markClosed = (socket: Socket<PeerState>) => {
     socket.data.conn.closed = true;
     notify();
   };
 
-  const listener: TCPSocketListener<StubState> = Bun.listen<StubState>({
+  const listener: TCPSocketListener<PeerState> = Bun.listen<PeerState>({
     hostname: '127.0.0.1',
     port: 0,
     socket: {
       open(socket) {
-        const conn: StubConnection = { socket, received: new Uint8Array(0), closed: false };
+        const conn: PeerConnection = { socket, received: new Uint8Array(0), closed: false };
         socket.data = { conn };
         connections.push(conn);
       },
