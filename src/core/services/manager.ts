@@ -502,11 +502,26 @@ export class ServiceManager {
     const proxies = groups.filter((g) => SOFTWARE[g.software].isProxy);
     const backends = groups.filter((g) => !SOFTWARE[g.software].isProxy);
     const started = await this.fillToMinimum(proxies);
-    const deadline = Date.now() + proxyReadyTimeoutMs;
-    while (!this.closed && Date.now() < deadline && started.some((r) => r.state === 'STARTING' || r.state === 'PREPARING')) {
-      await delay(100);
-    }
+    await this.settled(started, proxyReadyTimeoutMs);
     await this.fillToMinimum(backends);
+  }
+
+  /** Resolves once none of `records` is still on its way up (READY, crashed, stopped), or after `timeoutMs`. */
+  private settled(records: readonly ServiceRecord[], timeoutMs: number): Promise<void> {
+    const pending = () => !this.closed && records.some((r) => r.state === 'STARTING' || r.state === 'PREPARING');
+    if (!pending()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        unsubscribe();
+        clearTimeout(timer);
+        resolve();
+      };
+      // Every way out of STARTING publishes an event (READY, CRASHED, STOPPING/STOPPED).
+      const unsubscribe = this.deps.bus.subscribe(() => {
+        if (!pending()) done();
+      });
+      const timer = setTimeout(done, timeoutMs);
+    });
   }
 
   private async fillToMinimum(groups: Group[]): Promise<ServiceRecord[]> {

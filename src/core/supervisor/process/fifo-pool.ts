@@ -82,7 +82,8 @@ export class FifoPool {
   }
 }
 
-function isFifo(path: string): boolean {
+/** True when a FIFO is at `path` (a link to one does not count). */
+export function isFifo(path: string): boolean {
   try {
     return lstatSync(path).isFIFO();
   } catch {

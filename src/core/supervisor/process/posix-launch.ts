@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { launchEnv } from './launch-env';
-import type { FifoPool } from './fifo-pool';
+import { isFifo, type FifoPool } from './fifo-pool';
 import { createPosixHandle } from './posix-handle';
 import { prepareStateDir } from './prepare-state-dir';
 import { writeProcessRecord } from './process-record';
@@ -22,7 +21,7 @@ export async function launchPosix(spec: LaunchSpec, fifos?: FifoPool): Promise<P
   const workDir = resolve(spec.workDir);
   const files = stateFiles(resolve(workDir, spec.stateDir ?? '.svc'));
   prepareStateDir(files);
-  if (fifos && !hasFifo(files.fifo)) fifos.take(files.fifo); // else the wrapper makes one
+  if (fifos && !isFifo(files.fifo)) fifos.take(files.fifo); // else the wrapper makes one
 
   const marker = `svc-${randomUUID()}`;
   const startedAt = new Date();
@@ -58,12 +57,4 @@ export async function launchPosix(spec: LaunchSpec, fifos?: FifoPool): Promise<P
   };
   writeProcessRecord(files.record, record);
   return createPosixHandle({ record, files, startOffset: 0, wrapperExited: wrapper.exited });
-}
-
-function hasFifo(path: string): boolean {
-  try {
-    return lstatSync(path).isFIFO();
-  } catch {
-    return false;
-  }
 }
