@@ -9,6 +9,10 @@ import { ServiceRegistry } from './core/services/registry';
 import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
 import { keepProxiesInSync } from './core/services/proxy-sync';
+import { Maintenance } from './core/maintenance/maintenance';
+import { PlayerTracker } from './core/players/tracker';
+import { NetworkActions } from './core/proxy/network-actions';
+import { ProxySettings } from './core/proxy/proxy-settings';
 import { defaultPortRanges, PortLeases } from './core/ports';
 import { FifoPool, launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
@@ -24,6 +28,9 @@ import type { AnyRoute, SocketSpec } from './http/route';
 import { auditRoutes } from './http/routes/audit';
 import { configRoutes } from './http/routes/config';
 import { metricsRoutes } from './http/routes/metrics';
+import { maintenanceRoutes } from './http/routes/maintenance';
+import { playerRoutes } from './http/routes/players';
+import { proxyRoutes } from './http/routes/proxy';
 import { moduleRoutes } from './http/routes/modules';
 import { groupRoutes } from './http/routes/groups';
 import { softwareRoutes } from './http/routes/software';
@@ -166,6 +173,9 @@ export class Controller {
       services,
       manager,
       history: new ServiceHistory(db, services),
+      proxySettings: new ProxySettings({ file: join(paths.config, 'proxy.toml'), db, bus, log: log.child({ area: 'proxy' }) }),
+      maintenance: new Maintenance({ file: join(paths.config, 'maintenance.toml'), bus, groups, log: log.child({ area: 'maintenance' }) }),
+      players: new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) }),
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerBaseMetrics(kernel);
@@ -198,6 +208,13 @@ export class Controller {
     return this.server?.server?.port ?? 0;
   }
 
+  private events: { subscribers(): number } | undefined;
+
+  /** Sockets subscribed to /api/events right now. */
+  get eventSubscribers(): number {
+    return this.events?.subscribers() ?? 0;
+  }
+
   /** Every HTTP route this controller serves, core and modules. */
   routes: AnyRoute[] = [];
   readonly sockets: SocketSpec[] = [EVENTS_SOCKET, SERVICE_CONSOLE_SOCKET];
@@ -216,6 +233,9 @@ export class Controller {
       ...softwareRoutes(),
       ...serviceRoutes(kernel, kernel.manager),
       ...statusRoutes(kernel),
+      ...proxyRoutes(kernel),
+      ...maintenanceRoutes(kernel),
+      ...playerRoutes(kernel, new NetworkActions({ registry: kernel.services, groups: kernel.groups, roster: kernel.players.roster, exec: (name, command) => kernel.manager.exec(name, command) })),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -223,7 +243,7 @@ export class Controller {
       routes: this.routes,
       sockets: this.sockets,
       mountSockets: (elysia) => {
-        mountEventsSocket(elysia, kernel, this.heartbeat);
+        this.events = mountEventsSocket(elysia, kernel, this.heartbeat);
         mountServiceConsole(elysia, kernel, this.heartbeat);
       },
     });
@@ -300,6 +320,8 @@ export class Controller {
     await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();
+    // Edits still inside a coalescing window reach the event subscribers before they are cut off.
+    kernel.proxySettings.flush();
     if (this.server) {
       kernel.bus.publish('API_STOPPED', { reason });
       await this.server.stop(true).catch((error: unknown) => kernel.log.error({ err: error }, 'HTTP server stop failed'));

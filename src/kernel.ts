@@ -5,6 +5,9 @@ import type { GroupStore } from './core/groups/store';
 import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
 import type { ServiceHistory } from './core/metrics/service-history';
+import type { Maintenance } from './core/maintenance/maintenance';
+import type { PlayerTracker } from './core/players/tracker';
+import type { ProxySettings } from './core/proxy/proxy-settings';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
@@ -50,6 +53,12 @@ export interface Kernel {
   readonly manager: ServiceManager;
   /** Memory and player samples of the services, for the metrics history. */
   readonly history: ServiceHistory;
+  /** Tab list, MOTD, chat and per-player tab names the proxy bridge shows. */
+  readonly proxySettings: ProxySettings;
+  /** Global and per-group maintenance and its whitelist. */
+  readonly maintenance: Maintenance;
+  /** Who is online where (the bridge's events) and the player counts they move. */
+  readonly players: PlayerTracker;
   /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

@@ -13,6 +13,20 @@ export interface HttpOptions {
   mountSockets: (app: AnyElysia) => void;
 }
 
+/**
+ * Limits of every API WebSocket. Frames are capped at the spec's 64 KiB. A peer that stops
+ * reading has its outgoing frames buffered (the spec promises no event is dropped), up to
+ * 64 MiB; past that the socket is closed rather than frames silently lost or memory given
+ * away without end, and the client reconnects as the spec recommends.
+ */
+const SOCKET_LIMITS = {
+  maxPayloadLength: 64 * 1024,
+  idleTimeout: 120,
+  sendPings: false,
+  backpressureLimit: 64 * 1024 * 1024,
+  closeOnBackpressureLimit: true,
+};
+
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 
@@ -26,7 +40,7 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
   const origins = config.api.allowed_origins;
   // strictPath: one URL per resource; `/api/groups/` is not `/api/groups`.
-  const app = new Elysia({ strictPath: true, websocket: { maxPayloadLength: 64 * 1024, idleTimeout: 120, sendPings: false } })
+  const app = new Elysia({ strictPath: true, websocket: SOCKET_LIMITS })
     .use(
       cors({
         origin: origins.length === 0 ? true : [...origins],

@@ -9,19 +9,37 @@ export { CLOSE_POLICY };
 
 export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service', summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event' };
 
+/** The pub/sub topic every authenticated events socket joins. */
+const TOPIC = 'svc-events';
+
+/** The parts of Bun's server the fan-out uses. */
+interface Publisher {
+  publish(topic: string, data: string): number;
+  subscriberCount(topic: string): number;
+}
+
 /**
  * GET /api/events: the bus, pushed to subscribers. Accepts the master token, the derived
  * service token, or a JWT with admin or a service scope, in the Authorization header or in
  * ?token= (browsers cannot set headers). Anything else is closed with 1008 at once.
+ *
+ * Fan-out: each event is serialised once and handed to Bun's native publish, which writes it
+ * to every subscribed socket; a subscriber that stops reading only grows its own buffer
+ * (see the websocket limits in http/server.ts) and never delays the others.
  */
-export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): void {
-  // Live connections; null until authenticated. A socket that closes while its credential is
-  // still being checked is gone from the map by then, and is never subscribed.
-  const live = new Map<string, (() => void) | null>();
+export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): { subscribers(): number } {
+  // Live connections and whether each has been let in. A socket that closes while its
+  // credential is still being checked is gone from the map by then, and never subscribes.
+  const live = new Map<string, boolean>();
+  kernel.bus.subscribe((event) => {
+    const server = app.server as Publisher | null;
+    if (!server || server.subscriberCount(TOPIC) === 0) return;
+    server.publish(TOPIC, JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
+  });
   app.ws(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
-      live.set(id, null);
+      live.set(id, false);
       const who = await kernel.auth.identify(tokenOf(ws));
       const allowed =
         who !== null &&
@@ -34,12 +52,8 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
       }
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      live.set(
-        id,
-        kernel.bus.subscribe((event) => {
-          raw.send(JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
-        }),
-      );
+      raw.subscribe(TOPIC);
+      live.set(id, true);
     },
     message(ws: SocketHandle) {
       heartbeat.alive(socketId(ws));
@@ -50,8 +64,8 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
-      live.get(id)?.();
       live.delete(id);
     },
   });
+  return { subscribers: () => (app.server as Publisher | null)?.subscriberCount(TOPIC) ?? 0 };
 }

@@ -4,7 +4,7 @@
  */
 export interface SocketHandle {
   data: unknown;
-  raw: { ping(): unknown; terminate(): void; send(text: string): unknown };
+  raw: { ping(): unknown; terminate(): void; send(text: string): unknown; subscribe(topic: string): void };
   close(code?: number, reason?: string): void;
 }
 

@@ -56,6 +56,8 @@ export function reloadConfiguration(kernel: Kernel, actor: Actor = 'system'): Re
       description: `${report.loaded} group file(s) loaded from config/groups/${report.broken.length ? `, ${report.broken.length} skipped` : ''}`,
     },
     { name: 'templates', scope: 'NEXT_SERVICE_PREPARE', applied: true, description: 'template files are read when the next service is prepared' },
+    proxySection(kernel, actor),
+    { name: 'maintenance', scope: 'LIVE', applied: true, description: kernel.maintenance.reload(actor) ? 'config/maintenance.toml re-read: changes apply now' : 'config/maintenance.toml unchanged' },
     ...reloadSvcToml(kernel, warnings),
   ];
   kernel.bus.publish('CONFIG_RELOADED', { groupsLoaded: report.loaded }, actor);
@@ -67,6 +69,12 @@ export function reloadConfiguration(kernel: Kernel, actor: Actor = 'system'): Re
     requiresRestartIfChanged: [...REQUIRES_RESTART_IF_CHANGED],
     warnings,
   };
+}
+
+function proxySection(kernel: Kernel, actor: Actor): ReloadSection {
+  const changed = kernel.proxySettings.reload(actor);
+  const description = changed.length ? `config/proxy.toml re-read: ${changed.join(', ')} changed and sent to the proxies` : 'config/proxy.toml unchanged';
+  return { name: 'proxy', scope: 'LIVE', applied: true, description };
 }
 
 function publishGroupChanges(kernel: Kernel, before: Map<string, Group>, after: Map<string, Group>, actor: Actor): void {

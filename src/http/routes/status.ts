@@ -4,17 +4,17 @@ import { defineRoute, type AnyRoute } from '../route';
 
 const StatusSchema = t.Object({
   networkName: t.String(),
-  online: t.Boolean(),
+  online: t.Boolean({ description: 'at least one service is READY' }),
   uptimeSeconds: t.Integer(),
   uptimeHuman: t.String(),
   totalServices: t.Integer(),
-  totalPlayers: t.Integer(),
+  totalPlayers: t.Integer({ description: 'players on the network: the larger of what backends and proxies count' }),
   groups: t.Array(
     t.Object({
       name: t.String(),
       instances: t.Integer({ description: 'active instances' }),
       maxInstances: t.Integer(),
-      players: t.Integer(),
+      players: t.Integer({ description: 'live: SDK reports moved by the proxy events since' }),
       maxPlayers: t.Integer({ description: 'capacity of the active instances' }),
       software: t.String(),
       version: t.String(),
@@ -46,7 +46,7 @@ export function statusRoutes(kernel: Kernel): AnyRoute[] {
         const uptimeSeconds = Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000);
         const services = kernel.services.all();
         const groups = kernel.groups.list().map((group) => {
-          const members = services.filter((s) => s.group === group.name);
+          const members = kernel.services.ofGroup(group.name);
           const instances = kernel.services.activeInstances(group.name);
           return {
             name: group.name,
@@ -60,11 +60,11 @@ export function statusRoutes(kernel: Kernel): AnyRoute[] {
         });
         return {
           networkName: kernel.config.network.name,
-          online: true,
+          online: services.some((s) => s.state === 'READY'),
           uptimeSeconds,
           uptimeHuman: humanDuration(uptimeSeconds),
           totalServices: services.length,
-          totalPlayers: services.reduce((sum, s) => sum + s.playerCount, 0),
+          totalPlayers: kernel.players.networkTotal(),
           groups,
         };
       },

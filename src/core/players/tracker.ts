@@ -1,0 +1,76 @@
+import type { EventBus } from '../../events/bus';
+import type { Actor } from '../../events/catalogue';
+import type { Logger } from '../../log';
+import type { ServiceRegistry } from '../services/registry';
+import { Roster, type CountDelta, type ProxyPlayerEvent } from './roster';
+
+const PROXY_GONE = new Set(['SERVICE_STOPPED', 'SERVICE_CRASHED']);
+
+/**
+ * The players of the network: the roster the bridge feeds, and the player counts of services
+ * it moves. `/api/status`, the stop drain and the scaling engine read those counts.
+ */
+export class PlayerTracker {
+  readonly roster: Roster;
+
+  constructor(
+    private readonly deps: { bus: EventBus; registry: ServiceRegistry; log: Logger },
+    now: () => number = Date.now,
+  ) {
+    this.roster = new Roster(now);
+    deps.bus.subscribe((event) => {
+      if (PROXY_GONE.has(event.type)) this.proxyMayBeGone(event.data.service ?? '');
+    });
+  }
+
+  /** One bridge event: the roster and the counts move, then the matching event is published. */
+  record(event: ProxyPlayerEvent, actor: Actor): void {
+    this.applyCounts(this.roster.apply(event));
+    if (event.type === 'PLAYER_SERVER_SWITCH') {
+      this.deps.bus.publish('PLAYER_SERVER_SWITCH', { player: event.player, uuid: event.uuid, from: event.from, to: event.to }, actor);
+    } else {
+      this.deps.bus.publish(event.type, { player: event.player, uuid: event.uuid, service: event.service }, actor);
+    }
+  }
+
+  /**
+   * A fresh absolute count for a backend (Server List Ping): replaces the estimate without
+   * arming the stale watch, which only SDK reports do.
+   */
+  observe(service: string, online: number): void {
+    const record = this.deps.registry.get(service);
+    if (record) record.playerCount = online;
+  }
+
+  /** Players on the network: the larger of what the backends and what the proxies count. */
+  networkTotal(): number {
+    let backends = 0;
+    let proxies = 0;
+    for (const s of this.deps.registry.all()) {
+      if (s.isProxy) proxies += s.playerCount;
+      else backends += s.playerCount;
+    }
+    return Math.max(backends, proxies, this.roster.size);
+  }
+
+  private applyCounts(deltas: CountDelta[]): void {
+    for (const { service, delta } of deltas) {
+      const record = this.deps.registry.get(service);
+      if (record) record.playerCount = Math.max(0, record.playerCount + delta);
+    }
+  }
+
+  /**
+   * When the last supervised proxy has gone, nobody can still be connected through it: the
+   * roster empties and the counts it had added are taken back. With a proxy still running
+   * (or none ever supervised: an external proxy feeds the bridge) the roster stays.
+   */
+  private proxyMayBeGone(service: string): void {
+    if (!this.deps.registry.get(service)?.isProxy || this.roster.size === 0) return;
+    const stillUp = this.deps.registry.all().some((s) => s.isProxy && s.name !== service && (s.state === 'READY' || s.state === 'STARTING' || s.state === 'DRAINING'));
+    if (stillUp) return;
+    const dropped = this.roster.size;
+    this.applyCounts(this.roster.clear());
+    this.deps.log.info({ service, players: dropped }, 'the last proxy is gone: its players left the roster');
+  }
+}
