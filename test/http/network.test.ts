@@ -208,4 +208,13 @@ describe('send and kick', () => {
     // With no proxy, broadcast still reaches the backends.
     expect(await readJson(await c.api('/api/broadcast', { method: 'POST', json: { message: 'no proxy' } }))).toMatchObject({ services: 3 });
   });
+
+  test('a stopped service holds no players, whatever it reported last', async () => {
+    expect((await c.api('/api/services/Game-1/players', { method: 'PUT', json: { playerCount: 4 } })).status).toBe(200);
+    expect(await playersOf('Game')).toBe(4);
+    // A forced stop: the drain would otherwise wait for those four players to leave.
+    c.controller.kernel.manager.kill('Game-1');
+    await waitFor(async () => (await readJson(await c.api('/api/services/Game-1'))).state !== 'READY', { what: 'Game-1 to go down' });
+    expect(await playersOf('Game')).toBe(0);
+  });
 });

@@ -1,10 +1,15 @@
 import type { EventBus } from '../../events/bus';
 import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
-import type { ServiceRegistry } from '../services/registry';
+import type { ServiceRecord, ServiceRegistry } from '../services/registry';
 import { Roster, type CountDelta, type ProxyPlayerEvent } from './roster';
 
 const PROXY_GONE = new Set(['SERVICE_STOPPED', 'SERVICE_CRASHED']);
+
+/** Only a running server has players; a stopped or crashed record keeps its last count for the record. */
+export function holdsPlayers(service: ServiceRecord): boolean {
+  return service.state === 'READY' || service.state === 'DRAINING';
+}
 
 /**
  * The players of the network: the roster the bridge feeds, and the player counts of services
@@ -47,6 +52,7 @@ export class PlayerTracker {
     let backends = 0;
     let proxies = 0;
     for (const s of this.deps.registry.all()) {
+      if (!holdsPlayers(s)) continue;
       if (s.isProxy) proxies += s.playerCount;
       else backends += s.playerCount;
     }

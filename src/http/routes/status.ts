@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
+import { holdsPlayers } from '../../core/players/tracker';
 
 const StatusSchema = t.Object({
   networkName: t.String(),
@@ -52,7 +53,7 @@ export function statusRoutes(kernel: Kernel): AnyRoute[] {
             name: group.name,
             instances,
             maxInstances: group.maxInstances,
-            players: members.reduce((sum, s) => sum + s.playerCount, 0),
+            players: members.reduce((sum, s) => sum + (holdsPlayers(s) ? s.playerCount : 0), 0),
             maxPlayers: group.maxPlayers * instances,
             software: group.software,
             version: group.version,
