@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createClient, type Client } from 'minecraft-protocol';
 import { readJson, startController, waitFor, type TestController } from '../support/controller';
+import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -41,14 +42,6 @@ function offlineUuid(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const state = async (name: string): Promise<string> => (await readJson(await c.api(`/api/services/${name}`))).state;
 const listing = async (): Promise<Listing> => {
@@ -124,7 +117,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) client.end();
   await c?.stop();
-  await waitFor(() => [...seenPids].every((pid) => !isAlive(pid)), { timeoutMs: 10_000, what: `no process left of ${[...seenPids].join(', ')}` });
+  await waitFor(() => [...seenPids].every((pid) => !pidAlive(pid)), { timeoutMs: 10_000, what: `no process left of ${[...seenPids].join(', ')}` });
 }, 30_000);
 
 describe('GET /api/players with real servers', () => {

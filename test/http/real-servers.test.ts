@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { join, relative } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
 import { pingServer } from '../../src/core/net/server-list-ping';
+import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
 import { expectErrorBody, readJson, startController, tempDir, waitFor, type TestController } from '../support/controller';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
@@ -39,17 +40,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await c.stop();
   for (const remove of temps) remove();
-  await waitFor(() => [...seenPids].every((pid) => !isAlive(pid)), { timeoutMs: 5000, what: `no process left of ${[...seenPids].join(', ')}` });
+  await waitFor(() => [...seenPids].every((pid) => !pidAlive(pid)), { timeoutMs: 5000, what: `no process left of ${[...seenPids].join(', ')}` });
 }, 30_000);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const ofType = (type: string, service: string) => events.filter((e) => e.type === type && e.data.service === service);
 const state = async (name: string): Promise<string> => (await readJson(await c.api(`/api/services/${name}`))).state;
@@ -85,8 +78,8 @@ async function stopThroughApi(name: string): Promise<{ code: number | null; work
   const gone = await c.api(`/api/services/${name}`);
   expect(gone.status).toBe(404);
   expect((await expectErrorBody(gone)).error).toBe('SERVICE_NOT_FOUND');
-  expect(isAlive(handle.pid)).toBe(false);
-  await waitFor(() => !isAlive(handle.wrapperPid), { timeoutMs: 5000, what: `${name}'s wrapper to end` });
+  expect(pidAlive(handle.pid)).toBe(false);
+  await waitFor(() => !pidAlive(handle.wrapperPid), { timeoutMs: 5000, what: `${name}'s wrapper to end` });
   return { code: exit.code, workDir };
 }
 
