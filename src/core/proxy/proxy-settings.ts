@@ -6,6 +6,14 @@ import { Coalescer } from './coalescer';
 import { ProxyFileSchema, type Chat, type Motd, type Tablist } from './model';
 import { SettingsFile } from './settings-file';
 
+interface Settings {
+  tablist: Tablist;
+  motd: Motd;
+  chat: Chat;
+}
+type Section = keyof Settings;
+const SECTIONS: readonly Section[] = ['tablist', 'motd', 'chat'];
+
 /** Changes to one setting within this window reach the bridge as one event (the latest value). */
 export const COALESCE_MS = 500;
 
@@ -22,7 +30,7 @@ const HEADER = [
  */
 export class ProxySettings {
   private readonly file: SettingsFile<typeof ProxyFileSchema>;
-  private current: { tablist: Tablist; motd: Motd; chat: Chat };
+  private current: Settings;
   private readonly coalescer: Coalescer;
 
   constructor(
@@ -47,21 +55,15 @@ export class ProxySettings {
   }
 
   updateTablist(change: Partial<Tablist>, actor: Actor): Tablist {
-    this.persist({ ...this.current, tablist: { ...this.current.tablist, ...defined(change) } });
-    this.coalescer.push('tablist', () => this.deps.bus.publish('TABLIST_UPDATED', this.current.tablist, actor));
-    return this.tablist;
+    return this.update('tablist', change, actor);
   }
 
   updateMotd(change: Partial<Motd>, actor: Actor): Motd {
-    this.persist({ ...this.current, motd: { ...this.current.motd, ...defined(change) } });
-    this.coalescer.push('motd', () => this.deps.bus.publish('MOTD_UPDATED', this.current.motd, actor));
-    return this.motd;
+    return this.update('motd', change, actor);
   }
 
   updateChat(change: Partial<Chat>, actor: Actor): Chat {
-    this.persist({ ...this.current, chat: { ...this.current.chat, ...defined(change) } });
-    this.coalescer.push('chat', () => this.deps.bus.publish('CHAT_FORMAT_UPDATED', this.current.chat, actor));
-    return this.chat;
+    return this.update('chat', change, actor);
   }
 
   /** Every per-player tab name, by uuid. */
@@ -84,23 +86,12 @@ export class ProxySettings {
     return true;
   }
 
-  /** Re-reads config/proxy.toml (POST /api/reload); what changed is published at once. */
-  reload(actor: Actor): string[] {
+  /** Re-reads config/proxy.toml (POST /api/reload); each section that changed is announced. */
+  reload(actor: Actor): Section[] {
     const before = this.current;
     this.current = this.file.load();
-    const changed: string[] = [];
-    if (!sameValues(before.tablist, this.current.tablist)) {
-      changed.push('tablist');
-      this.coalescer.push('tablist', () => this.deps.bus.publish('TABLIST_UPDATED', this.current.tablist, actor));
-    }
-    if (!sameValues(before.motd, this.current.motd)) {
-      changed.push('motd');
-      this.coalescer.push('motd', () => this.deps.bus.publish('MOTD_UPDATED', this.current.motd, actor));
-    }
-    if (!sameValues(before.chat, this.current.chat)) {
-      changed.push('chat');
-      this.coalescer.push('chat', () => this.deps.bus.publish('CHAT_FORMAT_UPDATED', this.current.chat, actor));
-    }
+    const changed = SECTIONS.filter((section) => JSON.stringify(before[section]) !== JSON.stringify(this.current[section]));
+    for (const section of changed) this.announce(section, actor);
     return changed;
   }
 
@@ -117,17 +108,26 @@ export class ProxySettings {
     });
   }
 
-  private persist(next: { tablist: Tablist; motd: Motd; chat: Chat }): void {
+  /** Writes the merged section durably, then announces it (coalesced). */
+  private update<K extends Section>(section: K, change: Partial<Settings[K]>, actor: Actor): Settings[K] {
+    const next = { ...this.current, [section]: { ...this.current[section], ...defined(change) } };
     this.file.save(next);
     this.current = next;
+    this.announce(section, actor);
+    return { ...this.current[section] };
+  }
+
+  /** The section's event, carrying its value at emission time. */
+  private announce(section: Section, actor: Actor): void {
+    this.coalescer.push(section, () => {
+      if (section === 'tablist') this.deps.bus.publish('TABLIST_UPDATED', this.current.tablist, actor);
+      else if (section === 'motd') this.deps.bus.publish('MOTD_UPDATED', this.current.motd, actor);
+      else this.deps.bus.publish('CHAT_FORMAT_UPDATED', this.current.chat, actor);
+    });
   }
 }
 
 /** The fields a partial update really sets (JSON has no undefined, but callers in code might). */
 function defined<T extends object>(change: Partial<T>): Partial<T> {
   return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function sameValues(a: object, b: object): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
