@@ -13,6 +13,8 @@ import { Maintenance } from './core/maintenance/maintenance';
 import { PlayerTracker } from './core/players/tracker';
 import { NetworkActions } from './core/proxy/network-actions';
 import { ProxySettings } from './core/proxy/proxy-settings';
+import { CommandRegistry } from './core/commands/registry';
+import { registerCoreCommands } from './core/commands/core';
 import { defaultPortRanges, PortLeases } from './core/ports';
 import { FifoPool, launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
@@ -26,6 +28,7 @@ import { resolveMasterToken } from './http/master-token';
 import { openApiRoute } from './http/openapi';
 import type { AnyRoute, SocketSpec } from './http/route';
 import { auditRoutes } from './http/routes/audit';
+import { commandRoutes } from './http/routes/commands';
 import { configRoutes } from './http/routes/config';
 import { metricsRoutes } from './http/routes/metrics';
 import { maintenanceRoutes } from './http/routes/maintenance';
@@ -49,6 +52,9 @@ import { openDatabase, type Database } from './storage/db';
 import { migrate } from './storage/migrate';
 import { CORE_MIGRATIONS } from './storage/core-migrations';
 import { EVENTS_SOCKET, mountEventsSocket } from './ws/events';
+import { CONSOLE_STREAM_SOCKET, mountConsoleStream } from './ws/console-stream';
+import { CliSessionStore } from './core/commands/cli-sessions';
+import { LocationLookup } from './core/commands/location';
 import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from './ws/service-console';
 import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
 import { VERSION } from './version';
@@ -155,6 +161,7 @@ export class Controller {
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
     });
+    const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
     const kernel: Kernel = {
       version: VERSION,
       startedAt: new Date(),
@@ -175,10 +182,17 @@ export class Controller {
       history: new ServiceHistory(db, services),
       proxySettings: new ProxySettings({ file: join(paths.config, 'proxy.toml'), db, bus, log: log.child({ area: 'proxy' }) }),
       maintenance: new Maintenance({ file: join(paths.config, 'maintenance.toml'), bus, groups, log: log.child({ area: 'maintenance' }) }),
-      players: new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) }),
+      players,
+      network: new NetworkActions({ registry: services, groups, roster: players.roster, exec: (name, command) => manager.exec(name, command) }),
+      commands: new CommandRegistry(
+        { services: () => services.all().map((s) => s.name), groups: () => groups.list().map((g) => g.name), players: () => players.roster.all().map((p) => p.name) },
+        log.child({ area: 'commands' }),
+      ),
+      apiToken: { source: master.source, file: master.file },
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerBaseMetrics(kernel);
+    registerCoreCommands(kernel, kernel.commands, kernel.network);
     controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options);
     try {
       await modules.start(kernel);
@@ -209,6 +223,12 @@ export class Controller {
   }
 
   private events: { subscribers(): number } | undefined;
+  private consoles: { sessions(): number } | undefined;
+
+  /** Remote consoles (/api/console/stream) that said hello and are still connected. */
+  get consoleSessions(): number {
+    return this.consoles?.sessions() ?? 0;
+  }
 
   /** Sockets subscribed to /api/events right now. */
   get eventSubscribers(): number {
@@ -217,7 +237,7 @@ export class Controller {
 
   /** Every HTTP route this controller serves, core and modules. */
   routes: AnyRoute[] = [];
-  readonly sockets: SocketSpec[] = [EVENTS_SOCKET, SERVICE_CONSOLE_SOCKET];
+  readonly sockets: SocketSpec[] = [EVENTS_SOCKET, SERVICE_CONSOLE_SOCKET, CONSOLE_STREAM_SOCKET];
 
   private listen(): void {
     const { kernel } = this;
@@ -235,7 +255,8 @@ export class Controller {
       ...statusRoutes(kernel),
       ...proxyRoutes(kernel),
       ...maintenanceRoutes(kernel),
-      ...playerRoutes(kernel, new NetworkActions({ registry: kernel.services, groups: kernel.groups, roster: kernel.players.roster, exec: (name, command) => kernel.manager.exec(name, command) })),
+      ...playerRoutes(kernel, kernel.network),
+      ...commandRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -245,6 +266,10 @@ export class Controller {
       mountSockets: (elysia) => {
         this.events = mountEventsSocket(elysia, kernel, this.heartbeat);
         mountServiceConsole(elysia, kernel, this.heartbeat);
+        const sessions = new CliSessionStore(kernel.db);
+        const closed = sessions.closeDangling(Date.now());
+        if (closed > 0) log.info({ area: 'console', closed }, 'closed remote console sessions the last controller left open');
+        this.consoles = mountConsoleStream(elysia, { kernel, heartbeat: this.heartbeat, sessions, locations: new LocationLookup(() => config.console.location_lookup_url) });
       },
     });
     // Never share the port with another process (the framework would default to SO_REUSEPORT,

@@ -8,6 +8,9 @@ import type { ServiceHistory } from './core/metrics/service-history';
 import type { Maintenance } from './core/maintenance/maintenance';
 import type { PlayerTracker } from './core/players/tracker';
 import type { ProxySettings } from './core/proxy/proxy-settings';
+import type { NetworkActions } from './core/proxy/network-actions';
+import type { CommandRegistry } from './core/commands/registry';
+import type { TokenSource } from './http/master-token';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
@@ -59,6 +62,12 @@ export interface Kernel {
   readonly maintenance: Maintenance;
   /** Who is online where (the bridge's events) and the player counts they move. */
   readonly players: PlayerTracker;
+  /** Send, kick and broadcast through the proxies and backends. */
+  readonly network: NetworkActions;
+  /** Every console command: the local console, /api/commands and the multiplex socket run these. */
+  readonly commands: CommandRegistry;
+  /** Where the master token came from (its value is config.api.token). */
+  readonly apiToken: { source: TokenSource; file?: string };
   /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

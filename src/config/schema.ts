@@ -40,6 +40,7 @@ export const ConsoleSection = T.Object({
   colored: Bool(true, 'colour the interactive console'),
   log_events: Bool(true, 'print live events on the interactive console'),
   history_file: Str('.svc_history', 'console history file, relative to the working directory'),
+  location_lookup_url: Str('', 'resolves a remote console client IP to a place for CLI_SESSION_CONNECTED; {ip} is replaced, the answer is JSON with city and country (ip-api.com, ipapi.co and ipinfo.io shapes); empty: "unknown"'),
 });
 
 export const PathsSection = T.Object({

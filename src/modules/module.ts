@@ -1,5 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import type { AnyRoute } from '../http/route';
+import type { Command } from '../core/commands/command';
 import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import type { Migration } from '../storage/migrate';
@@ -40,5 +41,7 @@ export interface SvcModule {
   dashboard?: DashboardManifest;
   init?(ctx: ModuleContext): void | Promise<void>;
   routes?(ctx: ModuleContext): AnyRoute[];
+  /** Console commands the module adds (after init); names must not clash with core's. */
+  commands?(ctx: ModuleContext): Command[];
   stop?(): void | Promise<void>;
 }

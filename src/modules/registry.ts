@@ -44,6 +44,7 @@ export class ModuleRegistry {
       const config = module.configSchema ? loadModuleConfig(module, dir, log) : {};
       const ctx: ModuleContext = { kernel, log, config, dir };
       await module.init?.(ctx);
+      for (const command of module.commands?.(ctx) ?? []) kernel.commands.register(command);
       this.started.push({ module, ctx });
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
       log.info({ version: module.version }, 'module loaded');

@@ -309,7 +309,11 @@ async function probeSocket(path: string, token: string | null, via: 'header' | '
   if (token !== null && via === 'query') wsUrl.searchParams.set('token', token);
   const ws = new WebSocket(wsUrl.toString(), { headers });
   const result: SocketResult = { opened: false, messages: 0, closeCode: null };
-  ws.addEventListener('open', () => (result.opened = true));
+  ws.addEventListener('open', () => {
+    result.opened = true;
+    // The remote console forwards events only to a session that said hello.
+    if (path === '/api/console/stream') ws.send(JSON.stringify({ type: 'hello', text: '{}' }));
+  });
   ws.addEventListener('message', () => (result.messages += 1));
   ws.addEventListener('close', (event) => (result.closeCode = event.code));
   await waitFor(

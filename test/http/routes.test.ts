@@ -273,6 +273,7 @@ describe('GET /api/openapi.json', () => {
     expect(doc['x-svc-websockets']).toEqual([
       expect.objectContaining({ path: '/api/events', auth: 'service' }),
       expect.objectContaining({ path: '/api/services/{name}/console', auth: 'admin' }),
+      expect.objectContaining({ path: '/api/console/stream', auth: 'admin' }),
     ]);
   });
 });

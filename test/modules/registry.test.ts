@@ -136,7 +136,7 @@ describe('module interface', () => {
 
   test('its migrations ran in its own scope and its routes work with auth and validation', async () => {
     const scopes = c.controller.kernel.db.query<{ scope: string; version: number }, []>('SELECT scope, version FROM schema_migrations ORDER BY scope, version').all();
-    expect(scopes).toEqual([{ scope: 'core', version: 1 }, { scope: 'core', version: 2 }, { scope: 'core', version: 3 }, { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
+    expect(scopes).toEqual([{ scope: 'core', version: 1 }, { scope: 'core', version: 2 }, { scope: 'core', version: 3 }, { scope: 'core', version: 4 }, { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
     const created = await c.api('/api/notes', { token: c.service, method: 'POST', json: { text: 'hello' } });
     expect(created.status).toBe(201);
     expect(await readJson(created)).toEqual({ id: 1, maxLength: 140 });

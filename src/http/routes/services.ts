@@ -1,5 +1,3 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { ApiError } from '../../errors';
@@ -7,36 +5,13 @@ import type { Kernel } from '../../kernel';
 import { SERVICE_STATES } from '../../core/services/lifecycle';
 import type { ServiceManager } from '../../core/services/manager';
 import { ServiceViewSchema, serviceView } from '../../core/services/view';
+import { serviceLogLines } from '../../core/services/log-lines';
 import { defineRoute, type AnyRoute } from '../route';
 
 const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
 const Ok = t.Object({ success: t.Literal(true), message: t.String() });
 const WithService = t.Object({ success: t.Literal(true), message: t.String(), service: ServiceViewSchema });
-const LOG_TAIL_BYTES = 4 * 1024 * 1024;
-
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
-
-/** The last `count` lines of a text file, reading at most the last few MB of it. */
-function tail(file: string, count: number): string[] {
-  if (!existsSync(file)) return [];
-  const size = statSync(file).size;
-  const text = size <= LOG_TAIL_BYTES ? readFileSync(file, 'utf8') : readTail(file, size);
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.slice(-count);
-}
-
-function readTail(file: string, size: number): string {
-  const buffer = Buffer.alloc(LOG_TAIL_BYTES);
-  const fd = openSync(file, 'r');
-  try {
-    readSync(fd, buffer, 0, LOG_TAIL_BYTES, size - LOG_TAIL_BYTES);
-  } finally {
-    closeSync(fd);
-  }
-  const text = buffer.toString('utf8');
-  return text.slice(text.indexOf('\n') + 1);
-}
 
 export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute[] {
   const { services, bus } = kernel;
@@ -238,9 +213,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         const found = record(params.name);
         const count = clamp(query.lines ?? 100, 1, 1000);
         const source = query.source ?? 'app';
-        const handle = manager.handleOf(found.name);
-        const file = source === 'app' ? join(found.workDir, 'logs', 'latest.log') : (handle?.logFile ?? join(found.workDir, '.svc', 'console.log'));
-        return { service: found.name, source, lines: tail(file, count) };
+        return { service: found.name, source, lines: serviceLogLines(found, manager.handleOf(found.name), source, count) };
       },
     }),
     defineRoute({

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
-import { holdsPlayers } from '../../core/players/tracker';
+import { networkStatus } from '../../core/network-status';
 
 const StatusSchema = t.Object({
   networkName: t.String(),
@@ -23,17 +23,6 @@ const StatusSchema = t.Object({
   ),
 });
 
-/** `3d 4h 5m`, `4h 5m`, `5m 6s`: an uptime a person reads at a glance. */
-export function humanDuration(totalSeconds: number): string {
-  const d = Math.floor(totalSeconds / 86_400);
-  const h = Math.floor((totalSeconds % 86_400) / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds % 60;
-  if (d > 0) return `${d}d ${h}h ${m}m`;
-  if (h > 0) return `${h}h ${m}m`;
-  return `${m}m ${s}s`;
-}
-
 export function statusRoutes(kernel: Kernel): AnyRoute[] {
   return [
     defineRoute({
@@ -43,32 +32,7 @@ export function statusRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'network',
       summary: 'The network at a glance: services, players, groups',
       response: { 200: StatusSchema },
-      handler: () => {
-        const uptimeSeconds = Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000);
-        const services = kernel.services.all();
-        const groups = kernel.groups.list().map((group) => {
-          const members = kernel.services.ofGroup(group.name);
-          const instances = kernel.services.activeInstances(group.name);
-          return {
-            name: group.name,
-            instances,
-            maxInstances: group.maxInstances,
-            players: members.reduce((sum, s) => sum + (holdsPlayers(s) ? s.playerCount : 0), 0),
-            maxPlayers: group.maxPlayers * instances,
-            software: group.software,
-            version: group.version,
-          };
-        });
-        return {
-          networkName: kernel.config.network.name,
-          online: services.some((s) => s.state === 'READY'),
-          uptimeSeconds,
-          uptimeHuman: humanDuration(uptimeSeconds),
-          totalServices: services.length,
-          totalPlayers: kernel.players.networkTotal(),
-          groups,
-        };
-      },
+      handler: () => networkStatus(kernel),
     }),
   ];
 }

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import type { AnyElysia } from 'elysia';
+import type { Kernel } from '../kernel';
+import type { SocketSpec } from '../http/route';
+import { tokenize } from '../core/commands/tokenize';
+import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
+import type { LocationLookup } from '../core/commands/location';
+import type { Heartbeat } from './heartbeat';
+import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
+import { EVENTS_NOT_FORWARDED, inboundFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
+
+export const CONSOLE_STREAM_SOCKET: SocketSpec = {
+  path: '/api/console/stream',
+  auth: 'admin',
+  summary: 'The remote console, multiplexed JSON: hello, execute, complete, screen_* in; output, output_end, completions, event, screen_* out',
+};
+
+/** The topic events reach consoles on (serialised once, whatever the number of consoles). */
+const TOPIC = 'svc-console-events';
+/** Commands one session may have running at once; more is a runaway script, not a person. */
+const MAX_RUNNING = 16;
+/** Lines of a service's recent output sent on attach, so the screen does not start blank. */
+const SCREEN_BACKLOG = 50;
+
+interface Session {
+  ws: SocketHandle;
+  ip: string;
+  /** Set by the first hello. */
+  id: string | null;
+  client: CliClient | null;
+  connectedAt: number;
+  commands: number;
+  running: number;
+  /** The session row and CLI_SESSION_CONNECTED, once the location lookup is done. */
+  registered: Promise<void> | null;
+  screen: { service: string; stop: () => void } | null;
+}
+
+interface Publisher {
+  publish(topic: string, data: string): number;
+  subscriberCount(topic: string): number;
+}
+
+export interface ConsoleStreamDeps {
+  kernel: Kernel;
+  heartbeat: Heartbeat;
+  sessions: CliSessionStore;
+  locations: LocationLookup;
+}
+
+/**
+ * GET /api/console/stream, admin only: the remote console (`svc cli`, the dashboard's
+ * terminal). A session begins with `hello`; until then only hello is accepted. Output lines
+ * of a command are sent as they are printed, then output_end. One screen per session.
+ */
+export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { sessions(): number } {
+  const { kernel, heartbeat } = deps;
+  const live = new Map<string, Session | null>();
+  const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
+
+  kernel.bus.subscribe((event) => {
+    const server = app.server as Publisher | null;
+    if (EVENTS_NOT_FORWARDED.has(event.type) || !server || server.subscriberCount(TOPIC) === 0) return;
+    server.publish(TOPIC, JSON.stringify({ type: 'event', event: { type: event.type, data: event.data } } satisfies OutboundFrame));
+  });
+
+  const hello = (session: Session, text: string) => {
+    if (session.id !== null) return; // one session per connection; later hellos change nothing
+    session.id = randomUUID();
+    session.client = clientOf(text);
+    session.ws.raw.subscribe(TOPIC);
+    const { id, client, ip } = session;
+    session.registered = deps.locations.locate(ip).then((location) => {
+      deps.sessions.open({ id, remoteIp: ip, client, location, at: session.connectedAt });
+      kernel.bus.publish('CLI_SESSION_CONNECTED', { sessionId: id, remoteIp: ip, clientUsername: client.username, clientHostname: client.hostname, clientOs: client.os, location }, 'api:admin');
+      kernel.log.info({ area: 'console', session: id, ip, user: client.username }, 'remote console connected');
+    });
+  };
+
+  const execute = async (session: Session, id: string, input: string) => {
+    const end = (success: boolean) => send(session, { type: 'output_end', id, success });
+    const fail = (text: string) => {
+      send(session, { type: 'output', id, kind: 'error', text });
+      end(false);
+    };
+    const [name, ...args] = tokenize(input);
+    if (name === undefined) return end(true);
+    const command = kernel.commands.find(name);
+    if (!command) return fail(`unknown command "${name}"; \`help\` lists the commands`);
+    if (session.running >= MAX_RUNNING) return fail(`${MAX_RUNNING} commands are still running in this session; wait for one to finish`);
+    session.commands += 1;
+    session.running += 1;
+    try {
+      const result = await kernel.commands.run(command, { args, actor: 'api:admin', caller: `console-stream:${session.id}` }, (line) => send(session, { type: 'output', id, ...line }));
+      end(result.success);
+    } finally {
+      session.running -= 1;
+    }
+  };
+
+  const attach = (session: Session, service: string) => {
+    detach(session);
+    if (!kernel.services.get(service)) return send(session, { type: 'screen_error', text: `service ${service} does not exist` });
+    const handle = kernel.manager.handleOf(service);
+    if (!handle?.isAlive()) return send(session, { type: 'screen_error', text: `service ${service} has no running process` });
+    send(session, { type: 'screen_attached', text: service });
+    for (const line of handle.lastLines(SCREEN_BACKLOG)) send(session, { type: 'screen_line', text: line });
+    const stopLines = handle.onLine((text) => send(session, { type: 'screen_line', text }));
+    const screen = { service, stop: stopLines };
+    session.screen = screen;
+    void handle.exited.then(() => {
+      if (session.screen !== screen) return;
+      detach(session);
+      send(session, { type: 'screen_detached', text: `${service} stopped` });
+    });
+  };
+
+  const detach = (session: Session) => {
+    session.screen?.stop();
+    session.screen = null;
+  };
+
+  const screenInput = (session: Session, service: string, text: string) => {
+    if (session.screen?.service !== service) return send(session, { type: 'screen_error', text: `not attached to ${service}; send screen_attach first` });
+    const line = text.trim();
+    if (line === '') return;
+    if (/[\r\n]/.test(line)) return send(session, { type: 'screen_error', text: 'one line at a time: the input held a line break' });
+    try {
+      kernel.manager.exec(service, line);
+    } catch (error) {
+      send(session, { type: 'screen_error', text: (error as Error).message });
+    }
+  };
+
+  const handle = (session: Session, frame: InboundFrame) => {
+    if (frame.type === 'hello') return hello(session, frame.text);
+    if (session.id === null) {
+      const text = 'send hello first: the session starts with {"type":"hello","text":"{\\"username\\":…}"}';
+      if (frame.type === 'execute' || frame.type === 'complete') {
+        send(session, { type: 'output', id: frame.id, kind: 'error', text });
+        return send(session, { type: 'output_end', id: frame.id, success: false });
+      }
+      return send(session, { type: 'screen_error', text });
+    }
+    switch (frame.type) {
+      case 'execute':
+        return void execute(session, frame.id, frame.input);
+      case 'complete':
+        return send(session, { type: 'completions', id: frame.id, candidates: kernel.commands.complete(frame.input, frame.input.length) });
+      case 'screen_attach':
+        return attach(session, frame.service);
+      case 'screen_input':
+        return screenInput(session, frame.service, frame.text);
+      case 'screen_detach':
+        detach(session);
+        return send(session, { type: 'screen_detached' });
+    }
+  };
+
+  app.ws(CONSOLE_STREAM_SOCKET.path, {
+    async open(ws: SocketHandle) {
+      const id = socketId(ws);
+      live.set(id, null);
+      const who = await kernel.auth.identify(tokenOf(ws));
+      if (!live.has(id)) return;
+      if (who === null || who === 'invalid' || !who.scopes.has('admin')) {
+        ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'admin token required');
+        return;
+      }
+      const raw = ws.raw;
+      heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
+      live.set(id, { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null });
+    },
+    message(ws: SocketHandle, message: unknown) {
+      const id = socketId(ws);
+      heartbeat.alive(id);
+      const session = live.get(id);
+      if (!session) return;
+      const frame = parseFrame(message);
+      if (frame === null) {
+        kernel.log.debug({ area: 'console' }, 'ignored a console frame that is not one of the protocol');
+        return;
+      }
+      handle(session, frame);
+    },
+    pong(ws: { data: unknown }) {
+      heartbeat.alive(socketId(ws));
+    },
+    close(ws: SocketHandle) {
+      const id = socketId(ws);
+      heartbeat.untrack(id);
+      const session = live.get(id);
+      live.delete(id);
+      if (!session) return;
+      detach(session);
+      const ended = Date.now();
+      void session.registered?.then(() => {
+        const durationSeconds = deps.sessions.close(session.id!, ended, session.commands);
+        kernel.bus.publish('CLI_SESSION_DISCONNECTED', { sessionId: session.id!, remoteIp: session.ip, clientUsername: session.client!.username, durationSeconds, commandCount: session.commands }, 'api:admin');
+      }).catch((error: unknown) => kernel.log.error({ area: 'console', err: error }, 'recording the console session failed'));
+    },
+  });
+  return { sessions: () => [...live.values()].filter((s) => s?.id).length };
+}
+
+function parseFrame(message: unknown): InboundFrame | null {
+  let value = message;
+  if (typeof message === 'string') {
+    try {
+      value = JSON.parse(message);
+    } catch {
+      return null;
+    }
+  }
+  return inboundFrame.Check(value) ? value : null;
+}
+
+/** Hello text is the client's own JSON; anything missing or odd becomes "unknown". */
+function clientOf(text: string): CliClient {
+  let parsed: Record<string, unknown> = {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object') parsed = value as Record<string, unknown>;
+  } catch {
+    // a hello without JSON still opens a session; the client is just unnamed
+  }
+  const field = (key: string) => {
+    const raw = parsed[key];
+    // eslint-disable-next-line no-control-regex
+    const clean = typeof raw === 'string' ? raw.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 128) : '';
+    return clean === '' ? 'unknown' : clean;
+  };
+  return { username: field('username'), hostname: field('hostname'), os: field('os') };
+}
+
+function addressOf(ws: SocketHandle, trustForwardedFor: boolean): string {
+  const data = ws.data as { headers: Record<string, string | undefined> };
+  if (trustForwardedFor) {
+    const last = data.headers['x-forwarded-for']?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    if (last) return last;
+  }
+  return (ws.raw as { remoteAddress?: string }).remoteAddress ?? 'unknown';
+}
