@@ -69,6 +69,8 @@ export interface ControllerOptions {
   env?: Record<string, string | undefined>;
   /** Where log lines go (default stdout). */
   stdout?: { write(line: string): unknown };
+  /** Whether `stdout` ends on a terminal (colours); by default only process.stdout is asked. */
+  stdoutIsTerminal?: boolean;
   /** Called after a requested shutdown has stopped everything (default process.exit). */
   exit?: (code: number) => void;
   heartbeat?: HeartbeatTiming;
@@ -105,7 +107,7 @@ export class Controller {
     const paths = resolvePaths(dir, config);
     const log = createLogger({
       format: env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty',
-      colored: config.console.colored && Boolean(process.stdout.isTTY) && !options.stdout,
+      colored: config.console.colored && (options.stdoutIsTerminal ?? (Boolean(process.stdout.isTTY) && !options.stdout)),
       dir: paths.logs,
       level: env.SVC_LOG_LEVEL,
       stdout: options.stdout,

@@ -5,12 +5,15 @@ import { join, resolve } from 'node:path';
 import { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
+import { runCli } from './cli/main';
+import { TerminalConsole } from './cli/terminal-console';
 
 const USAGE = `svc ${VERSION}: controller for Minecraft server networks
 
 Usage:
   svc [controller] [options]   run the controller (the default)
   svc init [options]           write a commented svc.toml and the folders, then exit
+  svc cli [--help]             the remote console of a controller (svc cli --help)
   svc version                  print the version
   svc --help                   this text
 
@@ -28,6 +31,8 @@ Environment:
 const EXIT_USAGE = 2;
 
 async function main(argv: string[]): Promise<number> {
+  // The remote console has options of its own.
+  if (argv[0] === 'cli') return runCli(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -84,26 +89,35 @@ function init(dir: string, configPath: string): number {
 }
 
 async function runController(dir: string, configPath: string): Promise<number> {
+  // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
+  const terminal = process.stdin.isTTY && process.stdout.isTTY ? new TerminalConsole() : undefined;
+  const exit = (code: number) => {
+    terminal?.close();
+    process.exit(code);
+  };
   // Signals are handled from the first moment: one that arrives while the controller is still
   // starting stops it as soon as the start completes. A second signal means "now".
   let controller: Controller | undefined;
   let pendingSignal: NodeJS.Signals | undefined;
   let signals = 0;
-  const stop = (signal: NodeJS.Signals) => void controller!.stop(`signal ${signal}`).then(() => process.exit(0));
+  const stop = (signal: NodeJS.Signals) => void controller!.stop(`signal ${signal}`).then(() => exit(0));
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
-    if (signals > 1) process.exit(1);
+    if (signals > 1) exit(1);
     if (controller) stop(signal);
     else pendingSignal = signal;
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    controller = await Controller.start({ dir, configPath });
+    controller = await Controller.start({ dir, configPath, stdout: terminal?.sink, stdoutIsTerminal: terminal ? true : undefined, exit });
   } catch (error) {
+    terminal?.close();
     return reportStartError(error);
   }
   if (pendingSignal) stop(pendingSignal);
+  // Ctrl+C reaches the console as a key, not a signal, while it reads the terminal.
+  terminal?.open(controller.kernel, () => onSignal('SIGINT'));
   // Start-up leaves a lot of transient garbage (config parsing, schema compilation, migrations):
   // one full collection now returns it, so the idle footprint is what the controller really holds.
   Bun.gc(true);

@@ -3,6 +3,7 @@ import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
 import type { SocketSpec } from '../http/route';
 import { tokenize } from '../core/commands/tokenize';
+import { attachScreen, screenInput } from '../core/commands/screen';
 import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
@@ -19,8 +20,6 @@ export const CONSOLE_STREAM_SOCKET: SocketSpec = {
 const TOPIC = 'svc-console-events';
 /** Commands one session may have running at once; more is a runaway script, not a person. */
 const MAX_RUNNING = 16;
-/** Lines of a service's recent output sent on attach, so the screen does not start blank. */
-const SCREEN_BACKLOG = 50;
 
 interface Session {
   ws: SocketHandle;
@@ -100,19 +99,21 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
 
   const attach = (session: Session, service: string) => {
     detach(session);
-    if (!kernel.services.get(service)) return send(session, { type: 'screen_error', text: `service ${service} does not exist` });
-    const handle = kernel.manager.handleOf(service);
-    if (!handle?.isAlive()) return send(session, { type: 'screen_error', text: `service ${service} has no running process` });
-    send(session, { type: 'screen_attached', text: service });
-    for (const line of handle.lastLines(SCREEN_BACKLOG)) send(session, { type: 'screen_line', text: line });
-    const stopLines = handle.onLine((text) => send(session, { type: 'screen_line', text }));
-    const screen = { service, stop: stopLines };
-    session.screen = screen;
-    void handle.exited.then(() => {
-      if (session.screen !== screen) return;
-      detach(session);
-      send(session, { type: 'screen_detached', text: `${service} stopped` });
+    let attached = false;
+    const backlog: string[] = [];
+    const result = attachScreen(kernel, service, {
+      // The backlog arrives before the answer is known; it follows screen_attached.
+      line: (text) => (attached ? send(session, { type: 'screen_line', text }) : backlog.push(text)),
+      ended: (reason) => {
+        session.screen = null;
+        send(session, { type: 'screen_detached', text: reason });
+      },
     });
+    if (typeof result === 'string') return send(session, { type: 'screen_error', text: result });
+    send(session, { type: 'screen_attached', text: service });
+    for (const text of backlog) send(session, { type: 'screen_line', text });
+    attached = true;
+    session.screen = { service, stop: result.stop };
   };
 
   const detach = (session: Session) => {
@@ -120,16 +121,10 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     session.screen = null;
   };
 
-  const screenInput = (session: Session, service: string, text: string) => {
+  const input = (session: Session, service: string, text: string) => {
     if (session.screen?.service !== service) return send(session, { type: 'screen_error', text: `not attached to ${service}; send screen_attach first` });
-    const line = text.trim();
-    if (line === '') return;
-    if (/[\r\n]/.test(line)) return send(session, { type: 'screen_error', text: 'one line at a time: the input held a line break' });
-    try {
-      kernel.manager.exec(service, line);
-    } catch (error) {
-      send(session, { type: 'screen_error', text: (error as Error).message });
-    }
+    const problem = screenInput(kernel, service, text);
+    if (problem) send(session, { type: 'screen_error', text: problem });
   };
 
   const handle = (session: Session, frame: InboundFrame) => {
@@ -150,7 +145,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
       case 'screen_attach':
         return attach(session, frame.service);
       case 'screen_input':
-        return screenInput(session, frame.service, frame.text);
+        return input(session, frame.service, frame.text);
       case 'screen_detach':
         detach(session);
         return send(session, { type: 'screen_detached' });

@@ -1,0 +1,66 @@
+import type { Kernel } from '../kernel';
+import type { OutputLine } from '../core/commands/command';
+import type { CommandResult } from '../core/commands/registry';
+import { attachScreen, screenInput } from '../core/commands/screen';
+import { tokenize } from '../core/commands/tokenize';
+import { EVENTS_NOT_FORWARDED } from '../ws/console-protocol';
+import type { ConsoleEvent, ConsoleTransport, ScreenListener } from './transport';
+
+/** The controller's own terminal: commands run in-process with the `console` actor. */
+export class LocalConsole implements ConsoleTransport {
+  private screen: { service: string; stop: () => void } | null = null;
+  private readonly notices = new Set<(text: string) => void>();
+
+  constructor(private readonly kernel: Kernel) {}
+
+  async execute(input: string, onLine: (line: OutputLine) => void): Promise<CommandResult> {
+    const [name, ...args] = tokenize(input);
+    if (name === undefined) return { success: true };
+    const command = this.kernel.commands.find(name);
+    if (!command) {
+      const message = `unknown command "${name}"; \`help\` lists the commands`;
+      onLine({ kind: 'error', text: message });
+      return { success: false, message };
+    }
+    return this.kernel.commands.run(command, { args, actor: 'console', caller: 'console' }, onLine);
+  }
+
+  async complete(buffer: string, cursor: number): Promise<string[]> {
+    return this.kernel.commands.complete(buffer, cursor);
+  }
+
+  async attach(service: string, listener: ScreenListener): Promise<void> {
+    this.detach();
+    const result = attachScreen(this.kernel, service, {
+      line: (text) => listener.line(text),
+      ended: (reason) => {
+        this.screen = null;
+        listener.detached(reason);
+      },
+    });
+    if (typeof result === 'string') throw new Error(result);
+    this.screen = { service, stop: result.stop };
+  }
+
+  screenInput(text: string): void {
+    if (!this.screen) return;
+    const problem = screenInput(this.kernel, this.screen.service, text);
+    if (problem) for (const notice of this.notices) notice(problem);
+  }
+
+  detach(): void {
+    this.screen?.stop();
+    this.screen = null;
+  }
+
+  onEvent(listener: (event: ConsoleEvent) => void): () => void {
+    return this.kernel.bus.subscribe((event) => {
+      if (!EVENTS_NOT_FORWARDED.has(event.type)) listener({ type: event.type, data: event.data });
+    });
+  }
+
+  onNotice(listener: (text: string) => void): () => void {
+    this.notices.add(listener);
+    return () => this.notices.delete(listener);
+  }
+}
