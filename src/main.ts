@@ -100,7 +100,11 @@ async function runController(dir: string, configPath: string): Promise<number> {
   let controller: Controller | undefined;
   let pendingSignal: NodeJS.Signals | undefined;
   let signals = 0;
-  const stop = (signal: NodeJS.Signals) => void controller!.stop(`signal ${signal}`).then(() => exit(0));
+  const stop = (signal: NodeJS.Signals) => {
+    // The prompt goes first, so the last log lines print plainly.
+    terminal?.close();
+    void controller!.stop(`signal ${signal}`).then(() => exit(0));
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
     if (signals > 1) exit(1);
