@@ -170,7 +170,9 @@ function connectionMessage(error: unknown, url: string): string {
 function describeClient(): CliClient {
   let username = process.env.USER || process.env.LOGNAME || 'unknown';
   try {
-    username = userInfo().username || username;
+    // Bun answers "unknown" when it cannot tell; the environment's name is better then.
+    const name = userInfo().username;
+    if (name && name !== 'unknown') username = name;
   } catch {
     // no passwd entry (some containers): the environment's name, or unnamed
   }

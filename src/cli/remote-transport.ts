@@ -57,6 +57,7 @@ export class RemoteConsole implements ConsoleTransport {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(endpoint, { headers: { authorization: `Bearer ${this.options.token}` } });
       let opened = false;
+      let upgradeStatus: string | undefined;
       // The controller checks the token after the upgrade and closes with 1008 when it is
       // refused; a first reply to a harmless request is the sign the session is really up.
       const timer = setTimeout(() => {
@@ -83,13 +84,15 @@ export class RemoteConsole implements ConsoleTransport {
       ws.addEventListener('close', (event) => {
         clearTimeout(timer);
         if (!opened) {
-          reject(new ConnectionError(refusal(this.options.url, event.code, event.reason)));
+          reject(new ConnectionError(refusal(this.options.url, event.code, event.reason, upgradeStatus)));
           return;
         }
         this.onClosed(event.code, event.reason);
       });
-      ws.addEventListener('error', () => {
-        // the close event follows with the code; an unreachable host closes without opening
+      ws.addEventListener('error', (event) => {
+        // The close event follows with 1006 either way; the error's text tells a refused
+        // upgrade (an HTTP status) from a host that does not answer.
+        upgradeStatus = /Expected 101 status code: (\d{3})/.exec((event as ErrorEvent).message ?? '')?.[1];
       });
     });
   }
@@ -278,8 +281,10 @@ export function socketUrl(base: string): string {
 }
 
 /** Why a console could not be opened, in words a person can act on. */
-function refusal(url: string, code: number, reason: string): string {
+function refusal(url: string, code: number, reason: string, httpStatus?: string): string {
   if (code === CLOSE_POLICY) return `the controller at ${url} refused the token (${reason || 'policy'}); it needs the master token or an admin JWT`;
+  if (httpStatus === '429') return `the controller at ${url} is rate limiting this address (HTTP 429); try again in a minute or raise [api] rate_limit`;
+  if (httpStatus) return `${url} answered HTTP ${httpStatus} instead of opening a console: is it an svc controller (and the right path, behind a proxy)?`;
   // 1006: the connection ended without a close frame, which is what a refused TCP connect looks like.
   if (code === 1006) return `nothing answers at ${url}: is the controller running there, with [api] enabled and reachable from here?`;
   return `could not open a console on ${url} (close ${code}${reason ? `: ${reason}` : ''})`;

@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Subprocess } from 'bun';
-import { Wakeup } from '../support/wake';
+import { PtySession } from '../support/pty-session';
 
 const FIXTURE = join(import.meta.dir, '../fixtures/shell-fixture.ts');
 const UP = '\x1b[A';
@@ -12,85 +11,12 @@ const CTRL_D = '\x04';
 const CTRL_Q = '\x11';
 const CTRL_U = '\x15';
 
-/**
- * The shell fixture under a real pseudo-terminal. Output is kept with ANSI sequences stripped;
- * `expect` waits for a text after the previous match, so a session reads top to bottom.
- */
-class PtySession {
-  readonly proc: Subprocess;
-  private raw = '';
-  private seen = 0;
-  private readonly wakeup = new Wakeup();
-
-  constructor(historyFile: string, extra: string[] = []) {
-    const decoder = new TextDecoder();
-    this.proc = Bun.spawn(['bun', FIXTURE, historyFile, ...extra], {
-      terminal: {
-        cols: 120,
-        rows: 40,
-        data: (_term, data) => {
-          this.raw += decoder.decode(data, { stream: true });
-          this.wakeup.wake();
-        },
-      },
-    });
-    void this.proc.exited.then(() => this.wakeup.wake());
-  }
-
-  get output(): string {
-    return Bun.stripANSI(this.raw);
-  }
-
-  type(text: string): void {
-    this.proc.terminal!.write(text);
-  }
-
-  /** Waits for `needle` after the previous match and returns the output between them. */
-  async expect(needle: string | RegExp, timeoutMs = 10_000): Promise<string> {
-    let found: { index: number; end: number } | undefined;
-    await this.waitForOutput((output) => (found = locate(output, needle, this.seen)) !== undefined, timeoutMs, `${needle}`);
-    const between = this.output.slice(this.seen, found!.index);
-    this.seen = found!.end;
-    return between;
-  }
-
-  /** Resolves once `predicate` holds for the (stripped) output; fails with the output after `timeoutMs`. */
-  async waitForOutput(predicate: (output: string) => boolean, timeoutMs: number, what: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (predicate(this.output)) return;
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; output:\n${this.output}`);
-      if (this.proc.exitCode !== null) throw new Error(`the fixture exited (${this.proc.exitCode}) before ${what}; output:\n${this.output}`);
-      await this.wakeup.wait(remaining);
-    }
-  }
-
-  async exitCode(timeoutMs = 10_000): Promise<number | null> {
-    const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
-    const result = await Promise.race([this.proc.exited, timeout]);
-    if (result === 'timeout') throw new Error(`the fixture did not exit; output:\n${this.output}`);
-    return result;
-  }
-}
-
-/** Where `needle` first occurs in `text` at or after `from`. */
-function locate(text: string, needle: string | RegExp, from: number): { index: number; end: number } | undefined {
-  const rest = text.slice(from);
-  if (typeof needle === 'string') {
-    const index = rest.indexOf(needle);
-    return index < 0 ? undefined : { index: from + index, end: from + index + needle.length };
-  }
-  const match = needle.exec(rest);
-  return match ? { index: from + match.index, end: from + match.index + match[0].length } : undefined;
-}
-
 describe('InteractiveShell under a pseudo-terminal', () => {
   let dir: string;
   let historyFile: string;
   const sessions: PtySession[] = [];
   const start = async (extra: string[] = []) => {
-    const session = new PtySession(historyFile, extra);
+    const session = new PtySession(['bun', FIXTURE, historyFile, ...extra], { name: 'the shell fixture' });
     sessions.push(session);
     await session.expect('shell fixture ready');
     await session.expect('svc> ');

@@ -59,7 +59,7 @@ describe('service commands', () => {
     expect(unknown.status).toBe(422);
     expect(unknown.body).toMatchObject({ success: false, error: 'COMMAND_EXECUTION_FAILED', command: 'start' });
     expect(unknown.body.message).toContain('group "Nope" does not exist');
-    expect(texts(unknown.lines, 'error')).toEqual([unknown.body.message]);
+    expect(texts(unknown.lines, 'error')).toEqual([String(unknown.body.message)]);
     const count = await run('start', ['Lobby', 'many']);
     expect(count.status).toBe(422);
     expect(count.body.message).toBe('"many" is not a whole number from 1 to 50; usage: start <group> [count] [--no-wait]');

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryName, buildTarget, hostTarget } from '../../build';
@@ -13,7 +13,12 @@ let built: Promise<string> | undefined;
 export function svcBinary(): Promise<string> {
   const prebuilt = process.env.SVC_TEST_BINARY;
   if (prebuilt && existsSync(prebuilt)) return Promise.resolve(prebuilt);
-  built ??= buildTarget(hostTarget(), join(mkdtempSync(join(tmpdir(), 'svc-bin-')), binaryName(hostTarget())));
+  if (!built) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+    // ~100 MB each: gone with the test run, not left to fill /tmp run after run.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    built = buildTarget(hostTarget(), join(dir, binaryName(hostTarget())));
+  }
   return built;
 }
 

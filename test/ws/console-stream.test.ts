@@ -113,7 +113,7 @@ describe('sessions', () => {
     await client.execute('status');
     await client.close();
     const disconnected = await waitFor(() => events.find((e) => e.type === 'CLI_SESSION_DISCONNECTED' && e.data.sessionId === connected.data.sessionId), { what: 'CLI_SESSION_DISCONNECTED' });
-    expect(disconnected.data).toEqual({ sessionId: connected.data.sessionId, remoteIp: '203.0.113.9', clientUsername: 'alice', durationSeconds: expect.stringMatching(/^\d+$/), commandCount: '2' });
+    expect(disconnected.data).toEqual({ sessionId: connected.data.sessionId!, remoteIp: '203.0.113.9', clientUsername: 'alice', durationSeconds: expect.stringMatching(/^\d+$/), commandCount: '2' });
     const row = c.controller.kernel.db.query<Record<string, unknown>, [string]>('SELECT * FROM cli_sessions WHERE id = ?').get(connected.data.sessionId!);
     expect(row).toMatchObject({ remote_ip: '203.0.113.9', client_username: 'alice', client_hostname: 'laptop', location: 'Reykjavik, Capital Region, Iceland', command_count: 2 });
     expect(row!.disconnected_at).toBeNumber();
