@@ -304,7 +304,8 @@ function saveHistory(file: string | undefined, history: string[]): void {
   if (!file) return;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, history.map((line) => `${line}\n`).join(''), { mode: 0o600 });
+    const lines = history.map((line) => line.trim()).filter(Boolean);
+    writeFileSync(file, lines.map((line) => `${line}\n`).join(''), { mode: 0o600 });
     chmodSync(file, 0o600);
   } catch {
     // skipped on purpose, see above
