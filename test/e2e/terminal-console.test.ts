@@ -54,7 +54,8 @@ describe('the terminal console (compiled binary)', () => {
     term.type('star\t');
     await term.expect('testnet » start ');
     term.type('L\t');
-    await term.expect('start Lobby ');
+    // readline appends the completion to the line already on screen
+    await term.waitForOutput((o) => o.endsWith('testnet » start Lobby '), 10_000, 'the completed group name');
     term.type('\r');
     // the event is printed as it happens, the command's own line right after
     await term.expect('SERVICE_READY service=Lobby-1', 20_000);
