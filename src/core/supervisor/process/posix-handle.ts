@@ -63,8 +63,12 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   });
 
   const exitTarget = { wrapperPid: record.wrapperPid, pid: record.pid, exitFile: files.exitFile };
+  // Nothing is delivered, and no end is seen, before the first macrotask: whoever awaited
+  // launch()/reattach() adds listeners first (see ProcessHandle.onLine). A server that ended
+  // before its handle was returned would otherwise deliver its lines, and settle, to nobody.
+  let listening = false;
   const check = () => {
-    if (ended || closed) return;
+    if (ended || closed || !listening) return;
     const exit = probeExit(exitTarget);
     if (exit) finish(exit);
   };
@@ -77,13 +81,13 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
     resolveExited(exit);
   };
   const tick = () => {
-    if (closed || ended) return;
+    if (closed || ended || !listening) return;
     tail.drain();
     check();
   };
   let trailing: ReturnType<typeof setTimeout> | undefined;
   const onChange = (filename: string | null) => {
-    if (closed || ended) return;
+    if (closed || ended || !listening) return;
     clearTimeout(trailing);
     trailing = setTimeout(tick, TRAILING_MS);
     if (filename === LOG_NAME) tail.drain();
@@ -93,9 +97,10 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
 
   const watcher = watchDir(files.dir, onChange);
   const poll = setInterval(tick, POLL_MS);
-  // The first delivery waits for a macrotask, so whoever awaited launch()/reattach() can add
-  // listeners first (see ProcessHandle.onLine).
-  const first = setTimeout(tick, 0);
+  const first = setTimeout(() => {
+    listening = true;
+    tick();
+  }, 0);
   void init.wrapperExited?.then(check);
 
   let released = false;
