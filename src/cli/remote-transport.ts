@@ -250,14 +250,14 @@ export class RemoteConsole implements ConsoleTransport {
         (error: Error) => {
           if (this.closing) return;
           if (/refused the token/.test(error.message)) return this.options.onFatal?.(error.message);
-          this.retry(Math.min(delayMs * 2, RECONNECT_MAX_MS), error.message);
+          this.retry(nextBackoff(delayMs), error.message);
         },
       );
     }, delayMs);
   }
 
   private notConnected(onLine: (line: OutputLine) => void): CommandResult {
-    const message = 'not connected to the controller; reconnecting';
+    const message = this.options.reconnect ? 'not connected to the controller; reconnecting' : 'not connected to the controller';
     onLine({ kind: 'error', text: message });
     return { success: false, message };
   }
@@ -269,6 +269,11 @@ export class RemoteConsole implements ConsoleTransport {
   private send(frame: InboundFrame, ws: WebSocket | null = this.ws): void {
     if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
   }
+}
+
+/** The wait before the next attempt: doubling from 1 s, never more than 30 s. */
+export function nextBackoff(previousMs: number): number {
+  return Math.min(Math.max(previousMs * 2, RECONNECT_FIRST_MS), RECONNECT_MAX_MS);
 }
 
 /** http://host:8080[/base] → ws://host:8080[/base]/api/console/stream (https → wss). */

@@ -37,6 +37,8 @@ export function tempDir(prefix = 'svc-test-'): { dir: string; remove: () => void
 export async function startController(
   options: {
     toml?: string;
+    /** The API port (default 0: any free one); a restart test reuses the first one's. */
+    port?: number;
     /** Extra lines inside the [api] table. */
     apiToml?: string;
     env?: Record<string, string>;
@@ -49,7 +51,7 @@ export async function startController(
   const { dir, remove } = tempDir();
   const base = [
     '[api]',
-    'port = 0',
+    `port = ${options.port ?? 0}`,
     `token = "${MASTER_TOKEN}"`,
     `rate_limit = ${options.rateLimit ?? 0}`,
     `jwt_enabled = ${options.jwt ?? true}`,
