@@ -2,11 +2,10 @@
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Controller } from './controller';
+import type { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
 import { runCli } from './cli/main';
-import { TerminalConsole } from './cli/terminal-console';
 
 const USAGE = `svc ${VERSION}: controller for Minecraft server networks
 
@@ -89,6 +88,8 @@ function init(dir: string, configPath: string): number {
 }
 
 async function runController(dir: string, configPath: string): Promise<number> {
+  // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
+  const [{ Controller }, { TerminalConsole }] = await Promise.all([import('./controller'), import('./cli/terminal-console')]);
   // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
   const terminal = process.stdin.isTTY && process.stdout.isTTY ? new TerminalConsole() : undefined;
   const exit = (code: number) => {
