@@ -327,7 +327,9 @@ export class Controller {
     this.timers.push(sampler, pruner);
   }
 
+  /** Every way to ask for a shutdown (route, console command) is audited here, once. */
   private requestShutdown(reason: string, actor: Actor): void {
+    this.kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
     this.kernel.log.warn({ actor }, `shutdown: ${reason}`);
     if (this.options.onShutdownRequest) return this.options.onShutdownRequest(reason);
     setTimeout(() => {

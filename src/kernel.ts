@@ -68,6 +68,6 @@ export interface Kernel {
   readonly commands: CommandRegistry;
   /** Where the master token came from (its value is config.api.token). */
   readonly apiToken: { source: TokenSource; file?: string };
-  /** Stops the controller after the 250 ms the spec grants the 202 to leave. */
+  /** Audits the request, then stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

@@ -2,7 +2,6 @@ import type { Kernel } from '../kernel';
 import type { OutputLine } from '../core/commands/command';
 import type { CommandResult } from '../core/commands/registry';
 import { attachScreen, screenInput } from '../core/commands/screen';
-import { tokenize } from '../core/commands/tokenize';
 import { EVENTS_NOT_FORWARDED } from '../ws/console-protocol';
 import type { ConsoleEvent, ConsoleTransport, ScreenListener } from './transport';
 
@@ -14,15 +13,13 @@ export class LocalConsole implements ConsoleTransport {
   constructor(private readonly kernel: Kernel) {}
 
   async execute(input: string, onLine: (line: OutputLine) => void): Promise<CommandResult> {
-    const [name, ...args] = tokenize(input);
-    if (name === undefined) return { success: true };
-    const command = this.kernel.commands.find(name);
-    if (!command) {
-      const message = `unknown command "${name}"; \`help\` lists the commands`;
-      onLine({ kind: 'error', text: message });
-      return { success: false, message };
+    const line = this.kernel.commands.resolveLine(input);
+    if ('empty' in line) return { success: true };
+    if ('error' in line) {
+      onLine({ kind: 'error', text: line.error });
+      return { success: false, message: line.error };
     }
-    return this.kernel.commands.run(command, { args, actor: 'console', caller: 'console' }, onLine);
+    return this.kernel.commands.run(line.command, { args: line.args, actor: 'console', caller: 'console' }, onLine);
   }
 
   async complete(buffer: string, cursor: number): Promise<string[]> {

@@ -26,9 +26,13 @@ export function bearerOf(request: Request): string | null {
  * X-Forwarded-For entry is the one that proxy saw; entries to its left are client-supplied.
  */
 export function clientIp(request: Request, socketAddress: string | undefined, trustForwardedFor: boolean): string {
+  return clientAddress(request.headers.get('x-forwarded-for'), socketAddress, trustForwardedFor);
+}
+
+/** The same rule from the header's value, for callers holding headers but no Request (sockets). */
+export function clientAddress(forwardedFor: string | null | undefined, socketAddress: string | undefined, trustForwardedFor: boolean): string {
   if (trustForwardedFor) {
-    const forwarded = request.headers.get('x-forwarded-for');
-    const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = forwardedFor?.split(',').map((s) => s.trim()).filter(Boolean).pop();
     if (last) return last;
   }
   return socketAddress ?? 'unknown';

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
 import type { SocketSpec } from '../http/route';
-import { tokenize } from '../core/commands/tokenize';
 import { attachScreen, screenInput } from '../core/commands/screen';
 import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
-import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
+import { publishEventsTo } from './event-topic';
+import { admitAdmin, socketId, type SocketHandle } from './socket-auth';
+import { clientAddress } from '../http/request';
 import { EVENTS_NOT_FORWARDED, inboundFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
 
 export const CONSOLE_STREAM_SOCKET: SocketSpec = {
@@ -35,11 +36,6 @@ interface Session {
   screen: { service: string; stop: () => void } | null;
 }
 
-interface Publisher {
-  publish(topic: string, data: string): number;
-  subscriberCount(topic: string): number;
-}
-
 export interface ConsoleStreamDeps {
   kernel: Kernel;
   heartbeat: Heartbeat;
@@ -57,11 +53,9 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
   const live = new Map<string, Session | null>();
   const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
 
-  kernel.bus.subscribe((event) => {
-    const server = app.server as Publisher | null;
-    if (EVENTS_NOT_FORWARDED.has(event.type) || !server || server.subscriberCount(TOPIC) === 0) return;
-    server.publish(TOPIC, JSON.stringify({ type: 'event', event: { type: event.type, data: event.data } } satisfies OutboundFrame));
-  });
+  publishEventsTo(app, kernel.bus, TOPIC, (event) =>
+    EVENTS_NOT_FORWARDED.has(event.type) ? null : JSON.stringify({ type: 'event', event: { type: event.type, data: event.data } } satisfies OutboundFrame),
+  );
 
   const hello = (session: Session, text: string) => {
     if (session.id !== null) return; // one session per connection; later hellos change nothing
@@ -82,15 +76,14 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
       send(session, { type: 'output', id, kind: 'error', text });
       end(false);
     };
-    const [name, ...args] = tokenize(input);
-    if (name === undefined) return end(true);
-    const command = kernel.commands.find(name);
-    if (!command) return fail(`unknown command "${name}"; \`help\` lists the commands`);
+    const line = kernel.commands.resolveLine(input);
+    if ('empty' in line) return end(true);
+    if ('error' in line) return fail(line.error);
     if (session.running >= MAX_RUNNING) return fail(`${MAX_RUNNING} commands are still running in this session; wait for one to finish`);
     session.commands += 1;
     session.running += 1;
     try {
-      const result = await kernel.commands.run(command, { args, actor: 'api:admin', caller: `console-stream:${session.id}` }, (line) => send(session, { type: 'output', id, ...line }));
+      const result = await kernel.commands.run(line.command, { args: line.args, actor: 'api:admin', caller: `console-stream:${session.id}` }, (line) => send(session, { type: 'output', id, ...line }));
       end(result.success);
     } finally {
       session.running -= 1;
@@ -156,12 +149,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       live.set(id, null);
-      const who = await kernel.auth.identify(tokenOf(ws));
-      if (!live.has(id)) return;
-      if (who === null || who === 'invalid' || !who.scopes.has('admin')) {
-        ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'admin token required');
-        return;
-      }
+      if (!(await admitAdmin(ws, kernel.auth, () => live.has(id)))) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
       live.set(id, { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null });
@@ -230,9 +218,5 @@ function clientOf(text: string): CliClient {
 
 function addressOf(ws: SocketHandle, trustForwardedFor: boolean): string {
   const data = ws.data as { headers: Record<string, string | undefined> };
-  if (trustForwardedFor) {
-    const last = data.headers['x-forwarded-for']?.split(',').map((s) => s.trim()).filter(Boolean).pop();
-    if (last) return last;
-  }
-  return (ws.raw as { remoteAddress?: string }).remoteAddress ?? 'unknown';
+  return clientAddress(data.headers['x-forwarded-for'], (ws.raw as { remoteAddress?: string }).remoteAddress, trustForwardedFor);
 }

@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel';
 import { SERVICE_SCOPES } from '../http/auth';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
+import { publishEventsTo } from './event-topic';
 import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
 
 export { CLOSE_POLICY };
@@ -11,12 +12,6 @@ export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service',
 
 /** The pub/sub topic every authenticated events socket joins. */
 const TOPIC = 'svc-events';
-
-/** The parts of Bun's server the fan-out uses. */
-interface Publisher {
-  publish(topic: string, data: string): number;
-  subscriberCount(topic: string): number;
-}
 
 /**
  * GET /api/events: the bus, pushed to subscribers. Accepts the master token, the derived
@@ -31,11 +26,7 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
   // Live connections and whether each has been let in. A socket that closes while its
   // credential is still being checked is gone from the map by then, and never subscribes.
   const live = new Map<string, boolean>();
-  kernel.bus.subscribe((event) => {
-    const server = app.server as Publisher | null;
-    if (!server || server.subscriberCount(TOPIC) === 0) return;
-    server.publish(TOPIC, JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
-  });
+  const topic = publishEventsTo(app, kernel.bus, TOPIC, (event) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
   app.ws(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
@@ -67,5 +58,5 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
       live.delete(id);
     },
   });
-  return { subscribers: () => (app.server as Publisher | null)?.subscriberCount(TOPIC) ?? 0 };
+  return topic;
 }

@@ -2,7 +2,7 @@ import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
-import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
+import { admitAdmin, socketId, type SocketHandle } from './socket-auth';
 
 export const SERVICE_CONSOLE_SOCKET: SocketSpec = {
   path: '/api/services/:name/console',
@@ -24,12 +24,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const id = socketId(ws);
       live.set(id, null);
       const data = ws.data as { params: { name: string } };
-      const who = await kernel.auth.identify(tokenOf(ws));
-      if (!live.has(id)) return;
-      if (who === null || who === 'invalid' || !who.scopes.has('admin')) {
-        ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'admin token required');
-        return;
-      }
+      if (!(await admitAdmin(ws, kernel.auth, () => live.has(id)))) return;
       const name = decodeURIComponent(data.params.name);
       if (!kernel.services.get(name)) {
         ws.close(CLOSE_NO_SERVICE, `service ${name} does not exist`);

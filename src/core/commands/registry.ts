@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import type { Logger } from '../../log';
 import type { ArgHint, Command, CommandContext, CommandOutput, OutputKind, OutputLine } from './command';
 import { CommandFailure } from './command';
-import { splitForCompletion } from './tokenize';
+import { splitForCompletion, tokenize } from './tokenize';
 
 /** Live names completion draws from. */
 export interface CompletionSource {
@@ -48,6 +48,17 @@ export class CommandRegistry {
   find(word: string): Command | undefined {
     const key = word.toLowerCase();
     return this.commands.get(key) ?? this.byAlias.get(key);
+  }
+
+  /**
+   * What a console line asks for: its command and the words after it, nothing for a blank
+   * line, or why it names no command. Every console reads lines through here.
+   */
+  resolveLine(input: string): { command: Command; args: string[] } | { empty: true } | { error: string } {
+    const [name, ...args] = tokenize(input);
+    if (name === undefined) return { empty: true };
+    const command = this.find(name);
+    return command ? { command, args } : { error: `unknown command "${name}"; \`help\` lists the commands` };
   }
 
   /** Every command, sorted by name. */

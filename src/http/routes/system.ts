@@ -36,7 +36,6 @@ export function systemRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'Stop the controller: answers 202, exits after 250 ms',
       response: { 202: OkSchema },
       handler: ({ set, actor }) => {
-        kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
         kernel.requestShutdown('shutdown requested through the API', actor);
         set.status = 202;
         return { success: true as const, message: 'shutting down' };

@@ -117,7 +117,6 @@ export function systemCommands(kernel: Kernel, registry: CommandRegistry, confir
       }
       if (word.toLowerCase() !== 'confirm') throw new UsageError(shutdown.usage, `unexpected "${word}"`);
       if (!confirmations.confirm(caller)) throw new CommandFailure(`nothing to confirm: type \`shutdown\` first, then \`shutdown confirm\` within ${CONFIRM_WINDOW_MS / 1000} s`);
-      kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
       out.success('shutting down: services stop first, then the controller');
       kernel.requestShutdown('shutdown confirmed on the console', actor);
     },
