@@ -283,3 +283,33 @@ describe('svc cli (compiled binary) against a running controller', () => {
     expect(statSync(history).mode & 0o777).toBe(0o600);
   }, 45_000);
 });
+
+describe('the command routes (compiled binary)', () => {
+  test('list, execute, complete, and their errors carry the error body', async () => {
+    const listed = await readJson(await api('/api/commands'));
+    expect(listed.total).toBe(listed.commands.length);
+    expect(listed.commands.map((c: { name: string }) => c.name)).toContain('status');
+
+    const ok = await api('/api/commands/list/execute', { method: 'POST', json: { args: ['Lobby'] } });
+    expect(ok.status).toBe(200);
+    expect((await readJson(ok)).output[0]).toEqual({ kind: 'header', text: expect.stringMatching(/^\d+ service\(s\) of Lobby$/) });
+
+    const completed = await readJson(await api('/api/console/complete', { method: 'POST', json: { buffer: 'info Lob', cursor: 8 } }));
+    expect(completed.candidates).toContain('Lobby-1');
+
+    const cases: [string, unknown, number, string][] = [
+      ['/api/commands/frobnicate/execute', { args: [] }, 404, 'COMMAND_NOT_FOUND'],
+      ['/api/commands/screen/execute', { args: ['Lobby-1'] }, 400, 'COMMAND_NOT_REMOTE'],
+      ['/api/commands/info/execute', { args: ['Nope'] }, 422, 'COMMAND_EXECUTION_FAILED'],
+      ['/api/commands/status/execute', { args: ['two\nlines'] }, 400, 'VALIDATION_FAILED'],
+      ['/api/console/complete', { buffer: 'x', cursor: -1 }, 400, 'VALIDATION_FAILED'],
+    ];
+    for (const [path, json, status, error] of cases) {
+      const response = await api(path, { method: 'POST', json });
+      expect(response.status).toBe(status);
+      const body = await readJson(response);
+      expect(body).toMatchObject({ success: false, error });
+      expect(body.message.length).toBeGreaterThan(0);
+    }
+  });
+});
