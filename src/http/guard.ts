@@ -17,8 +17,8 @@ const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <
 
 /**
  * Everything decided about a request before its body is read, in one place: which endpoint
- * it is for, who is calling, the rate limits, the route's auth level and its body size.
- * Refusals are thrown as ApiError; the error renderer turns them into the error body.
+ * it is for, who is calling, the global rate limits, the route's auth level and its body size
+ * (a route's own tighter limit is spent at its handler: takeRouteBudget). Refusals are thrown as ApiError; the error renderer turns them into the error body.
  */
 export class RequestGuard {
   private readonly table: RouteTable;
@@ -60,14 +60,22 @@ export class RequestGuard {
     if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
     if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
     const route = endpoint.route;
-    const routeLimit = this.routeLimits.get(route)?.take(ip);
-    if (routeLimit && !routeLimit.ok) throw tooMany(routeLimit.retryAfterSeconds, route.rateLimit!.max);
-
+    // The route's own, tighter limit is taken later (takeRouteBudget), once the caller is let in.
     this.enforce(route, who);
 
     const length = Number(request.headers.get('content-length') ?? 0);
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
     if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `request body of ${length} bytes exceeds the limit of ${limit} bytes`);
+  }
+
+  /**
+   * Spends one request of the route's own limit (the stress routes' 5/min). Taken just before
+   * the handler runs, after auth and body validation: refused callers and malformed bodies never
+   * use up the budget of the admin behind the same address, and a body over the limit stays a 413.
+   */
+  takeRouteBudget(route: AnyRoute, ip: string): void {
+    const taken = this.routeLimits.get(route)?.take(ip);
+    if (taken && !taken.ok) throw tooMany(taken.retryAfterSeconds, route.rateLimit!.max);
   }
 
   factsOf(request: Request): RequestFacts | undefined {

@@ -81,6 +81,7 @@ function mountRoute(app: AnyElysia, route: AnyRoute, guard: RequestGuard): void 
     // Fail closed: the framework may reach this handler by a spelling the guard's table did
     // not resolve to this route (HEAD, a trailing slash, percent-encoding); check again here.
     if (facts?.route !== route) guard.enforce(route, facts?.who ?? null);
+    guard.takeRouteBudget(route, facts?.ip ?? 'unknown');
     const principal = facts && facts.who !== 'invalid' ? facts.who : null;
     return route.handler({
       params: c.params,

@@ -26,11 +26,23 @@ export class MetricsRegistry {
     this.add({ name, help, type: 'counter', collect: normalise(collect) });
   }
 
+  /**
+   * Text exposition format 0.0.4: per family one HELP and one TYPE line, then its samples.
+   * A collector that yields an invalid label name or the same label set twice is a bug and
+   * throws rather than serve text a scraper would reject whole.
+   */
   render(): string {
     const out: string[] = [];
     for (const family of this.families.values()) {
-      out.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
-      for (const sample of family.collect()) out.push(`${family.name}${renderLabels(sample.labels)} ${formatNumber(sample.value)}`);
+      out.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
+      const seen = new Set<string>();
+      for (const sample of family.collect()) {
+        const labels = renderLabels(family.name, sample.labels);
+        const key = seriesKey(sample.labels);
+        if (seen.has(key)) throw new Error(`metric ${family.name} yielded the series ${labels || '{}'} twice`);
+        seen.add(key);
+        out.push(`${family.name}${labels} ${formatNumber(sample.value)}`);
+      }
     }
     return `${out.join('\n')}\n`;
   }
@@ -40,6 +52,8 @@ export class MetricsRegistry {
   }
 
   private add(family: Family): void {
+    if (!METRIC_NAME.test(family.name)) throw new Error(`metric name "${family.name}" is not [a-zA-Z_:][a-zA-Z0-9_:]*`);
+    if (family.type === 'counter' && !family.name.endsWith('_total')) throw new Error(`counter ${family.name} must end in _total`);
     if (this.families.has(family.name)) throw new Error(`metric ${family.name} registered twice`);
     this.families.set(family.name, family);
   }
@@ -52,10 +66,32 @@ function normalise(collect: () => Sample[] | number): () => Sample[] {
   };
 }
 
-function renderLabels(labels: Record<string, string> | undefined): string {
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+/** Label names starting with `__` are reserved for the scraper's own use. */
+const LABEL_NAME = /^(?!__)[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** HELP text: one line, with `\` and line feeds escaped (a raw CR is folded to a space). */
+function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\r\n|\n/g, '\\n').replace(/\r/g, ' ');
+}
+
+function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** `{a="1",b="2"}` in the order the collector gave. */
+function renderLabels(metric: string, labels: Record<string, string> | undefined): string {
   if (!labels) return '';
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const parts = Object.entries(labels).map(([k, v]) => {
+    if (!LABEL_NAME.test(k)) throw new Error(`metric ${metric}: label name "${k}" is not [a-zA-Z_][a-zA-Z0-9_]* (or starts with __)`);
+    return `${k}="${escapeLabelValue(String(v))}"`;
+  });
   return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+/** A label set independent of order, to spot the same series yielded twice. */
+function seriesKey(labels: Record<string, string> | undefined): string {
+  return JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function formatNumber(n: number): string {

@@ -1,0 +1,77 @@
+import { Type } from '@sinclair/typebox';
+import type { Kernel } from '../../kernel';
+import { GROUP_NAME } from '../../core/groups/model';
+import { STRESS_MAX_PLAYERS, STRESS_MAX_RAMP_SECONDS, StressStatusSchema, type StressStatus } from '../../core/stress/model';
+import { defineRoute, type AnyRoute } from '../route';
+import { ErrorBodySchema } from '../schemas';
+
+const Players = Type.Integer({ minimum: 0, maximum: STRESS_MAX_PLAYERS, description: 'simulated players to reach' });
+const Seconds = (description: string) => Type.Integer({ minimum: 0, maximum: STRESS_MAX_RAMP_SECONDS, description });
+const Mutation = Type.Object({ success: Type.Literal(true), message: Type.String(), stress: StressStatusSchema });
+/** The spec's 5/min on every stress mutation, per client IP. */
+const STRESS_RATE_LIMIT = { max: 5, windowMs: 60_000 };
+
+export function stressRoutes(kernel: Kernel): AnyRoute[] {
+  const { stress } = kernel;
+  const answer = (message: string, status: StressStatus) => ({ success: true as const, message, stress: status });
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/stress',
+      auth: 'admin',
+      tag: 'stress',
+      summary: 'The running stress test: simulated players per backend, capacity, overflow, what the proxies would carry',
+      response: { 200: StressStatusSchema },
+      handler: () => stress.status(),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/stress/start',
+      auth: 'admin',
+      tag: 'stress',
+      summary: 'Simulate players on a backend group, ramping from 0 over rampSeconds; scaling pauses meanwhile (5/min)',
+      body: Type.Object({
+        players: Players,
+        group: Type.String({ pattern: GROUP_NAME, description: 'a backend group' }),
+        rampSeconds: Seconds('seconds to reach players; 0 = at once'),
+      }),
+      response: { 200: Mutation, 400: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
+      rateLimit: STRESS_RATE_LIMIT,
+      handler: ({ body, actor }) => {
+        const status = stress.start(body, actor);
+        return answer(`stress test on group ${body.group} started: ${body.players} players over ${body.rampSeconds} s`, status);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/stress/stop',
+      auth: 'admin',
+      tag: 'stress',
+      summary: 'Stop the running stress test; the simulated players are gone at once (5/min)',
+      response: { 200: Mutation, 409: ErrorBodySchema, 429: ErrorBodySchema },
+      rateLimit: STRESS_RATE_LIMIT,
+      handler: ({ actor }) => {
+        const group = stress.status().group;
+        return answer(`stress test on group ${group} stopped`, stress.stop(actor));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/stress/ramp',
+      auth: 'admin',
+      tag: 'stress',
+      summary: 'Move the running stress test from its current count to players over durationSeconds (5/min)',
+      body: Type.Object({
+        players: Players,
+        durationSeconds: Seconds('seconds to reach players; 0 = at once'),
+      }),
+      response: { 200: Mutation, 400: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
+      rateLimit: STRESS_RATE_LIMIT,
+      handler: ({ body, actor }) => {
+        const status = stress.ramp(body, actor);
+        return answer(`stress test ramping to ${body.players} players over ${body.durationSeconds} s`, status);
+      },
+    }),
+  ];
+}
