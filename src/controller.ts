@@ -10,6 +10,14 @@ import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
 import { keepProxiesInSync } from './core/services/proxy-sync';
 import { Maintenance } from './core/maintenance/maintenance';
+import { StressTest } from './core/stress/stress-test';
+import { DEFAULT_SCALING_TIMING, ScalingEngine, type ScalingTiming } from './core/scaling/engine';
+import { WarmPool, type WarmPoolTiming } from './core/scaling/warm-pool';
+import type { MachineLimits } from './core/scaling/placement';
+import { parseMemory } from './core/software/memory';
+import { templateStack } from './core/groups/model';
+import { deployBack } from './core/templates/deploy-back';
+import { pingServer } from './core/net/server-list-ping';
 import { PlayerTracker } from './core/players/tracker';
 import { NetworkActions } from './core/proxy/network-actions';
 import { ProxySettings } from './core/proxy/proxy-settings';
@@ -20,6 +28,7 @@ import { FifoPool, launch, reattach } from './core/supervisor/process';
 import { ServiceStateFile } from './core/services/state-file';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
+import { registerCoreSeries } from './core/metrics/core-series';
 import { SAMPLE_INTERVAL_MS, ServiceHistory } from './core/metrics/service-history';
 import { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
@@ -32,6 +41,7 @@ import { commandRoutes } from './http/routes/commands';
 import { configRoutes } from './http/routes/config';
 import { metricsRoutes } from './http/routes/metrics';
 import { maintenanceRoutes } from './http/routes/maintenance';
+import { stressRoutes } from './http/routes/stress';
 import { playerRoutes } from './http/routes/players';
 import { proxyRoutes } from './http/routes/proxy';
 import { moduleRoutes } from './http/routes/modules';
@@ -77,6 +87,8 @@ export interface ControllerOptions {
   modules?: readonly SvcModule[];
   /** Replaces the stop-and-exit of POST /api/shutdown (tests that must keep serving). */
   onShutdownRequest?: (reason: string) => void;
+  /** Scaling and warm-pool timings (tests shorten the tick, the cooldowns and the pool interval). */
+  scaling?: Partial<ScalingTiming> & { warmPool?: Partial<WarmPoolTiming> };
 }
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
@@ -151,6 +163,7 @@ export class Controller {
       env: process.env,
     });
     const fifos = new FifoPool(join(paths.services, '.fifos'));
+    const limits = (): MachineLimits => ({ maxServices: config.controller.max_services, maxMemoryMb: parseMemory(config.controller.max_memory) });
     const manager = new ServiceManager({
       bus,
       log: log.child({ area: 'services' }),
@@ -162,8 +175,26 @@ export class Controller {
       launcher: { launch: (spec) => launch(spec, { fifos }), reattach },
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
+      limits,
+      deployBack: (group, workDir) =>
+        deployBack({ workDir, templateDir: join(paths.templates, templateStack(group)[0]!), excludes: group.deployExcludes }).then((result) => result.filesChanged),
     });
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
+    const stress = new StressTest({ registry: services, groups, bus, log: log.child({ area: 'stress' }) });
+    const { warmPool: warmPoolTiming, ...scalingTiming } = options.scaling ?? {};
+    const scaling = new ScalingEngine({
+      bus,
+      log: log.child({ area: 'scaling' }),
+      registry: services,
+      groups,
+      manager,
+      players,
+      limits,
+      ping: (port, timeoutMs) => pingServer('127.0.0.1', port, { timeoutMs, measureLatency: false }).then((status) => status.players.online, () => null),
+      paused: () => stress.active,
+      timing: { ...DEFAULT_SCALING_TIMING, tickMs: config.controller.scaling_tick_interval * 1000, ...scalingTiming },
+    });
+    const warmPool = new WarmPool({ bus, log: log.child({ area: 'warm-pool' }), registry: services, groups, manager, limits, timing: warmPoolTiming });
     const kernel: Kernel = {
       version: VERSION,
       startedAt: new Date(),
@@ -184,6 +215,9 @@ export class Controller {
       history: new ServiceHistory(db, services),
       proxySettings: new ProxySettings({ file: join(paths.config, 'proxy.toml'), db, bus, log: log.child({ area: 'proxy' }) }),
       maintenance: new Maintenance({ file: join(paths.config, 'maintenance.toml'), bus, groups, log: log.child({ area: 'maintenance' }) }),
+      stress,
+      scaling,
+      warmPool,
       players,
       network: new NetworkActions({ registry: services, groups, roster: players.roster, exec: (name, command) => manager.exec(name, command) }),
       commands: new CommandRegistry(
@@ -193,7 +227,7 @@ export class Controller {
       apiToken: { source: master.source, file: master.file },
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
-    registerBaseMetrics(kernel);
+    registerCoreSeries(kernel);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
     controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options);
     try {
@@ -205,7 +239,15 @@ export class Controller {
       await manager.recover();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
-      void manager.bootGroups().catch((error: unknown) => log.error({ err: error }, 'boot failed'));
+      // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
+      void manager
+        .bootGroups()
+        .catch((error: unknown) => log.error({ err: error }, 'boot failed'))
+        .then(() => {
+          if (controller?.stopping) return;
+          scaling.start();
+          warmPool.start();
+        });
     } catch (error) {
       await controller.stop('start failed');
       throw error;
@@ -257,6 +299,7 @@ export class Controller {
       ...statusRoutes(kernel),
       ...proxyRoutes(kernel),
       ...maintenanceRoutes(kernel),
+      ...stressRoutes(kernel),
       ...playerRoutes(kernel, kernel.network),
       ...commandRoutes(kernel),
       ...kernel.modules.routes(),
@@ -345,8 +388,12 @@ export class Controller {
 
   private async doStop(reason: string): Promise<void> {
     const { kernel } = this;
+    // Nothing may start a service once the shutdown began.
+    kernel.scaling.stop();
+    kernel.warmPool.stop();
     // Services first (shutdown order: dedicated, stop-on-empty, other backends, proxies), while the API still answers them.
     await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
+    kernel.stress.close();
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();
     // Edits still inside a coalescing window reach the event subscribers before they are cut off.
@@ -375,13 +422,6 @@ function resolvePaths(dir: string, config: Config): Paths {
   };
   for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
   return paths;
-}
-
-function registerBaseMetrics(kernel: Kernel): void {
-  const { metrics } = kernel;
-  metrics.gauge('svc_info', 'controller version', () => [{ labels: { version: kernel.version }, value: 1 }]);
-  metrics.gauge('svc_uptime_seconds', 'seconds since the controller started', () => Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000));
-  metrics.gauge('svc_services_total', 'services known to the controller', () => kernel.services.size);
 }
 
 export type { Logger };

@@ -6,6 +6,9 @@ import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
 import type { ServiceHistory } from './core/metrics/service-history';
 import type { Maintenance } from './core/maintenance/maintenance';
+import type { StressTest } from './core/stress/stress-test';
+import type { ScalingEngine } from './core/scaling/engine';
+import type { WarmPool } from './core/scaling/warm-pool';
 import type { PlayerTracker } from './core/players/tracker';
 import type { ProxySettings } from './core/proxy/proxy-settings';
 import type { NetworkActions } from './core/proxy/network-actions';
@@ -60,6 +63,12 @@ export interface Kernel {
   readonly proxySettings: ProxySettings;
   /** Global and per-group maintenance and its whitelist. */
   readonly maintenance: Maintenance;
+  /** The simulated player load on one backend group (admin stress tests); scaling pauses while it is active. */
+  readonly stress: StressTest;
+  /** How many instances each group runs: minimum refill, scale up/down, stop-on-empty. */
+  readonly scaling: ScalingEngine;
+  /** Instances booted ahead of need, per group (`scaling.warm_pool_size`). */
+  readonly warmPool: WarmPool;
   /** Who is online where (the bridge's events) and the player counts they move. */
   readonly players: PlayerTracker;
   /** Send, kick and broadcast through the proxies and backends. */

@@ -71,6 +71,7 @@ export async function startController(
     heartbeat: options.heartbeat,
     modules: options.modules,
     timing: options.timing,
+    scaling: options.scaling,
     // POST /api/shutdown is recorded, not obeyed, unless a test asks for the real thing.
     onShutdownRequest: options.realShutdown ? undefined : (options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason))),
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../errors';
 import type { EventBus } from '../../events/bus';
@@ -13,7 +13,8 @@ import { memoryMaxMb } from '../software/memory';
 import { diagnose } from '../supervisor/diagnosis';
 import type { LaunchSpec, ProcessHandle } from '../supervisor/process';
 import { decideRestart, DEFAULT_RESTART_TIMING, type RestartPolicy } from '../supervisor/restart-policy';
-import { transition, type ServiceState } from './lifecycle';
+import { machineUsage, placementProblem, type MachineLimits } from '../scaling/placement';
+import { ACTIVE_STATES, transition, type ServiceState } from './lifecycle';
 import { nextInstanceName } from './names';
 import { newRecord, type ServiceRecord, type ServiceRegistry } from './registry';
 import { SerialQueue } from './serial';
@@ -28,6 +29,24 @@ export interface CommandPlan {
 /** The steps of a start that touch files: templates into the work dir, then the command. */
 export interface ServicePreparer {
   prepare(group: Group, service: { name: string; port: number; workDir: string; isStatic: boolean }): Promise<CommandPlan>;
+}
+
+/**
+ * A dedicated service as the manager runs it: its config seen as a one-instance static group
+ * (software, memory, ready pattern, restart policy), its fixed port and its own directory.
+ */
+export interface DedicatedLaunch {
+  policy: Group;
+  port: number;
+  workDir: string;
+  proxyEnabled: boolean;
+  prepare(service: { name: string; port: number; workDir: string }): Promise<CommandPlan>;
+}
+
+/** The dedicated configs (config/dedicated/), read when a dedicated service starts or restarts. */
+export interface DedicatedSource {
+  launchOf(name: string): DedicatedLaunch | undefined;
+  names(): string[];
 }
 
 export interface ProcessLauncher {
@@ -68,6 +87,14 @@ interface Instance {
   /** Set while a stop we asked for is in progress: the exit is then not a crash. */
   stopping: boolean;
   readyTimer: ReturnType<typeof setTimeout> | null;
+  /** A warm-pool instance still booting: settled once it is PREPARED, taken, or gone. */
+  warming: Deferred | null;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
 }
 
 export interface ManagerDeps {
@@ -82,6 +109,15 @@ export interface ManagerDeps {
   /** Where the services are remembered across controller restarts. */
   stateFile: ServiceStateFile;
   timing?: Partial<ManagerTiming>;
+  /** Dedicated services; without it, only groups run. */
+  dedicated?: DedicatedSource;
+  /** `[controller] max_services` / `max_memory`, read at each start; absent = no machine limit. */
+  limits?: () => MachineLimits;
+  /**
+   * Deploy-on-stop: copies a stopped instance's new and changed files back into its group's
+   * first template and resolves to how many; a failure must leave the template untouched.
+   */
+  deployBack?: (group: Group, workDir: string) => Promise<number>;
 }
 
 /**
@@ -95,7 +131,8 @@ export class ServiceManager {
   private readonly groupLocks = new Map<string, SerialQueue>();
   private readonly crashTimes = new Map<string, number[]>();
   private readonly quarantined = new Map<string, string>();
-  private readonly pendingRestarts = new Set<ReturnType<typeof setTimeout>>();
+  /** Restarts waiting out their backoff, with the group (or dedicated service) they will start. */
+  private readonly pendingRestarts = new Map<ReturnType<typeof setTimeout>, string>();
   private readonly timing: ManagerTiming;
   private readonly staleWatch: ReturnType<typeof setInterval> | null;
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
@@ -115,22 +152,104 @@ export class ServiceManager {
   async start(groupName: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
     const group = this.deps.groups.require(groupName);
     if (actor !== 'system') this.quarantined.delete(groupName); // an operator's start clears a quarantine
-    const lock = this.groupLocks.get(groupName) ?? new SerialQueue();
-    this.groupLocks.set(groupName, lock);
-    const instance = await lock.run(() => this.claimSlot(group, restartCount));
-    return instance.queue.run(() => this.launchInstance(instance, group, actor));
+    const claim = await this.lockOf(groupName).run(async () => {
+      this.refuseWhenClosedOrQuarantined(group.name);
+      const running = this.deps.registry.runningInstances(group.name);
+      if (running >= group.maxInstances) {
+        throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is at its maximum of ${group.maxInstances} instance(s)`);
+      }
+      const warm = this.takeFromPool(group.name);
+      return warm ? { instance: warm, warm: true } : { instance: await this.claimSlot(group, restartCount, false), warm: false };
+    });
+    const { instance } = claim;
+    if (claim.warm) return instance.queue.run(() => this.activate(instance, actor));
+    return instance.queue.run(() => this.launchInstance(instance, group, actor, () => this.deps.preparer.prepare(group, instance.record)));
   }
 
-  /** Under the group lock: the instance limit, a name, a port, and the record in PREPARING. */
-  private async claimSlot(group: Group, restartCount: number): Promise<Instance> {
+  /**
+   * Boots one warm-pool instance of a group: files, process and boot as for a start, but it
+   * stays out of routing (PREPARING, then PREPARED with SERVICE_PREPARED once its ready line
+   * came) until a start takes it. Resolves once it is PREPARED or taken; rejects when it
+   * dies or does not boot in time. The pool never makes running + pooled exceed maxInstances.
+   */
+  async prepareWarm(groupName: string): Promise<ServiceRecord> {
+    const group = this.deps.groups.require(groupName);
+    const instance = await this.lockOf(groupName).run(async () => {
+      this.refuseWhenClosedOrQuarantined(group.name);
+      const { registry } = this.deps;
+      if (registry.runningInstances(group.name) + registry.poolOf(group.name).length >= group.maxInstances) {
+        throw new ApiError('SERVICE_START_FAILED', `group ${group.name} has no room for a warm instance below its maximum of ${group.maxInstances}`);
+      }
+      return this.claimSlot(group, 0, true);
+    });
+    await instance.queue.run(() => this.launchInstance(instance, group, 'system', () => this.deps.preparer.prepare(group, instance.record)));
+    await instance.warming?.promise;
+    return instance.record;
+  }
+
+  /** Stops the group's warm pool (group deleted or changed: its booted instances are stale). */
+  async drainPool(groupName: string): Promise<number> {
+    const pool = this.deps.registry.poolOf(groupName);
+    await Promise.all(pool.map((record) => this.stop(record.name, 'system', { force: true }).catch((error: unknown) => this.deps.log.warn({ service: record.name, err: error }, 'could not stop a warm instance'))));
+    return pool.length;
+  }
+
+  /**
+   * Starts a dedicated service: its own directory, its fixed port (a bind probe first), one
+   * instance at most. Crashes restart it under its own restart policy.
+   */
+  async startDedicated(name: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
+    const launch = this.deps.dedicated?.launchOf(name);
+    if (!launch) throw new ApiError('DEDICATED_NOT_FOUND', `dedicated service "${name}" does not exist`);
+    if (actor !== 'system') this.quarantined.delete(name);
+    const instance = await this.lockOf(name).run(() => this.claimDedicated(name, launch, restartCount));
+    return instance.queue.run(() => this.launchInstance(instance, launch.policy, actor, () => launch.prepare(instance.record)));
+  }
+
+  /** Whether a start of this group (or dedicated service) would be refused for a crash loop. */
+  isQuarantined(name: string): boolean {
+    return this.quarantined.has(name);
+  }
+
+  /** Replacements of crashed instances of this group waiting out their backoff. */
+  pendingRestartsOf(group: string): number {
+    let n = 0;
+    for (const owner of this.pendingRestarts.values()) if (owner === group) n++;
+    return n;
+  }
+
+  private lockOf(name: string): SerialQueue {
+    const lock = this.groupLocks.get(name) ?? new SerialQueue();
+    this.groupLocks.set(name, lock);
+    return lock;
+  }
+
+  private refuseWhenClosedOrQuarantined(name: string): void {
     if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
-    const quarantine = this.quarantined.get(group.name);
-    if (quarantine) throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is quarantined (${quarantine}); start it by hand to clear`);
+    const quarantine = this.quarantined.get(name);
+    if (quarantine) throw new ApiError('SERVICE_START_FAILED', `${name} is quarantined (${quarantine}); start it by hand to clear`);
+  }
+
+  /**
+   * `[controller] max_services` and `max_memory`: a start that does not fit is refused with
+   * PLACEMENT_BLOCKED (counted in svc_placement_blocked_total) and a message naming the limit.
+   */
+  private checkPlacement(owner: string, memoryMb: number): void {
+    if (!this.deps.limits) return;
+    const problem = placementProblem(this.deps.limits(), machineUsage(this.instancesRecords()), memoryMb);
+    if (!problem) return;
+    this.deps.bus.publish('PLACEMENT_BLOCKED', { group: owner, reason: problem });
+    throw new ApiError('SERVICE_START_FAILED', `cannot start ${owner}: ${problem}`);
+  }
+
+  private *instancesRecords(): Iterable<ServiceRecord> {
+    for (const instance of this.instances.values()) yield instance.record;
+  }
+
+  /** Under the group lock: a name, a port, and the record in PREPARING (limits checked by the caller). */
+  private async claimSlot(group: Group, restartCount: number, pooled: boolean): Promise<Instance> {
     const { registry, ports } = this.deps;
-    const active = registry.activeInstances(group.name);
-    if (active >= group.maxInstances) {
-      throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is at its maximum of ${group.maxInstances} instance(s)`);
-    }
+    this.checkPlacement(group.name, memoryMaxMb(group.memory));
     const kind = SOFTWARE[group.software];
     const { name, reuses } = nextInstanceName(group.name, registry.ofGroup(group.name));
     if (reuses) void this.forget(reuses, { removeWorkDir: true }); // the new instance gets a fresh dir: no need to wait
@@ -138,33 +257,94 @@ export class ServiceManager {
     const isStatic = group.type === 'STATIC';
     const workDir = isStatic ? join(this.deps.servicesDir, 'static', name) : join(this.deps.servicesDir, 'temp', `${name}_${randomBytes(4).toString('hex')}`);
     const record = newRecord({ name, group: group.name, port, workDir, isStatic, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(group.memory), restartCount });
-    registry.add(record);
-    const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null };
-    this.instances.set(name, instance);
+    record.pooled = pooled;
+    return this.register(record, kind, pooled);
+  }
+
+  /** Under the dedicated service's lock: one instance, its directory, its fixed port. */
+  private async claimDedicated(name: string, launch: DedicatedLaunch, restartCount: number): Promise<Instance> {
+    this.refuseWhenClosedOrQuarantined(name);
+    const existing = this.instances.get(name);
+    if (existing && ACTIVE_STATES.has(existing.record.state)) throw new ApiError('DEDICATED_ALREADY_RUNNING', `${name} is already ${existing.record.state}`);
+    if (existing) await this.forget(name);
+    if (this.deps.registry.get(name)) throw new ApiError('SERVICE_START_FAILED', `a service named ${name} already runs; rename the dedicated service`);
+    if (!(await isDirectory(launch.workDir))) {
+      throw new ApiError('DEDICATED_DIRECTORY_NOT_FOUND', `the directory of ${name} (${launch.workDir}) is gone; recreate it or delete and re-create the dedicated service`);
+    }
+    this.checkPlacement(name, memoryMaxMb(launch.policy.memory));
+    const port = await this.deps.ports.leaseFixed(launch.port, name);
+    const kind = SOFTWARE[launch.policy.software];
+    const record = newRecord({ name, group: name, port, workDir: launch.workDir, isStatic: true, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(launch.policy.memory), restartCount });
+    record.isDedicated = true;
+    record.proxyEnabled = launch.proxyEnabled;
+    return this.register(record, kind, false);
+  }
+
+  private register(record: ServiceRecord, kind: SoftwareKind, pooled: boolean): Instance {
+    this.deps.registry.add(record);
+    const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null, warming: pooled ? deferred() : null };
+    // Nobody may be left waiting on a warm instance that is stopped or crashes before it is PREPARED.
+    instance.warming?.promise.catch(() => undefined);
+    this.instances.set(record.name, instance);
     return instance;
   }
 
-  /** In the service's queue: templates and patches into the work dir, then the process. */
-  private async launchInstance(instance: Instance, group: Group, actor: Actor): Promise<ServiceRecord> {
+  /**
+   * Under the group lock: the pool instance a start takes, booted ones first; it leaves the pool
+   * at once so no other start takes it too.
+   */
+  private takeFromPool(group: string): Instance | null {
+    const candidates = this.deps.registry
+      .poolOf(group)
+      .map((record) => this.instances.get(record.name))
+      .filter((instance): instance is Instance => Boolean(instance?.handle?.isAlive()));
+    const taken = candidates.find((i) => i.record.state === 'PREPARED') ?? candidates[0];
+    if (!taken) return null;
+    taken.record.pooled = false;
+    return taken;
+  }
+
+  /** A start served from the pool: a booted instance is READY at once, a booting one STARTING. */
+  private async activate(instance: Instance, actor: Actor): Promise<ServiceRecord> {
     const { record } = instance;
-    const { name, port, workDir, isStatic } = record;
+    if (!instance.handle?.isAlive() || (record.state !== 'PREPARED' && record.state !== 'PREPARING')) {
+      throw new ApiError('SERVICE_START_FAILED', `${record.name} ended before it could be started (${record.diagnosis ?? record.state})`);
+    }
+    const booted = record.state === 'PREPARED';
+    this.move(instance, 'STARTING');
+    instance.warming?.resolve();
+    this.deps.bus.publish('SERVICE_STARTING', { service: record.name, group: record.group, port: record.port }, actor);
+    this.deps.log.info({ service: record.name }, booted ? 'started from the warm pool (already booted)' : 'started from the warm pool (still booting)');
+    if (booted) this.markReady(instance);
+    return record;
+  }
+
+  /** In the service's queue: templates and patches into the work dir, then the process. */
+  private async launchInstance(instance: Instance, group: Group, actor: Actor, prepare: () => Promise<CommandPlan>): Promise<ServiceRecord> {
+    const { record } = instance;
+    const { name, port, workDir } = record;
     const { ports, bus } = this.deps;
     try {
       if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
-      const plan = await this.deps.preparer.prepare(group, { name, port, workDir, isStatic });
+      const plan = await prepare();
       instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
     } catch (error) {
       const reason = error instanceof ApiError ? error.message : `could not start: ${(error as Error).message}`;
       record.diagnosis = reason;
       this.move(instance, 'CRASHED');
       ports.release(name);
+      instance.warming?.reject(new Error(reason));
       this.deps.log.error({ service: name, err: error }, 'start failed');
       throw new ApiError('SERVICE_START_FAILED', `${name}: ${reason}`);
     }
     record.pid = instance.handle.pid;
     record.startedAt = instance.handle.startedAt;
-    this.move(instance, 'STARTING');
-    bus.publish('SERVICE_STARTING', { service: name, group: group.name, port }, actor);
+    if (record.pooled) {
+      this.persistNow(); // a new process is on disk before anything else happens
+    } else {
+      this.move(instance, 'STARTING');
+      bus.publish('SERVICE_STARTING', { service: name, group: group.name, port }, actor);
+    }
     this.watch(instance, group);
     return record;
   }
@@ -175,8 +355,8 @@ export class ServiceManager {
     const { record, kind } = instance;
     const pattern = new RegExp(group.readyPattern || kind.readyPattern);
     const stopWatching = handle.onLine((line) => {
-      if (record.state !== 'STARTING' || !pattern.test(line)) return;
-      this.markReady(instance);
+      if ((record.state !== 'STARTING' && record.state !== 'PREPARING') || !pattern.test(line)) return;
+      this.bootFinished(instance);
     });
     instance.readyTimer = setTimeout(() => {
       if (record.state !== 'STARTING') return;
@@ -189,6 +369,17 @@ export class ServiceManager {
       if (instance.readyTimer) clearTimeout(instance.readyTimer);
       if (!instance.stopping) this.onUnexpectedExit(instance, group, exit.code);
     });
+  }
+
+  /** The ready line came (or the SDK reported): READY, or PREPARED for a warm-pool instance. */
+  private bootFinished(instance: Instance): void {
+    const { record } = instance;
+    if (record.state === 'STARTING') return this.markReady(instance);
+    if (record.state !== 'PREPARING' || !record.pooled || !instance.handle) return;
+    if (!this.move(instance, 'PREPARED')) return;
+    if (instance.readyTimer) clearTimeout(instance.readyTimer);
+    instance.warming?.resolve();
+    this.deps.bus.publish('SERVICE_PREPARED', { service: record.name, group: record.group });
   }
 
   /** READY: the pattern matched or the SDK said so. */
@@ -204,11 +395,14 @@ export class ServiceManager {
     const { bus, ports, log } = this.deps;
     ports.release(record.name);
     record.pid = null;
+    if (record.pooled) return this.warmInstanceEnded(instance, code);
     if (record.state === 'READY' && code === 0) {
       // A clean exit while READY (someone typed `stop` in its console) is a stop, not a crash.
-      this.move(instance, 'STOPPED');
-      bus.publish('SERVICE_STOPPED', { service: record.name });
-      void this.cleanUp(instance);
+      void this.deployIfAsked(instance).then(() => {
+        this.move(instance, 'STOPPED');
+        bus.publish('SERVICE_STOPPED', { service: record.name });
+        return this.cleanUp(instance);
+      });
       return;
     }
     const readyForMs = record.readyAt ? Date.now() - record.readyAt.getTime() : 0;
@@ -237,13 +431,40 @@ export class ServiceManager {
     log.info({ service: record.name, attempt: decision.attempt, delayMs: decision.delayMs }, 'restarting after a crash');
     const timer = setTimeout(() => {
       this.pendingRestarts.delete(timer);
-      this.start(group.name, 'system', decision.attempt).catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
+      const replacement = record.isDedicated ? this.startDedicated(record.name, 'system', decision.attempt) : this.start(group.name, 'system', decision.attempt);
+      replacement.catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
     }, decision.delayMs);
-    this.pendingRestarts.add(timer);
+    this.pendingRestarts.set(timer, group.name);
   }
 
-  /** Graceful stop: drain (unless forced), `stop` on stdin, kill after the timeout, clean up. */
-  stop(name: string, actor: Actor, options: { force?: boolean } = {}): Promise<void> {
+  /**
+   * A warm-pool instance ended on its own: it never served anyone, so no restart policy; the
+   * pool refills it (with its own backoff). Booting → CRASHED (its diagnosis kept); booted →
+   * STOPPED (the lifecycle has no PREPARED → CRASHED) and gone.
+   */
+  private warmInstanceEnded(instance: Instance, code: number | null): void {
+    const { record } = instance;
+    const lines = instance.handle?.lastLines(50) ?? [];
+    record.diagnosis = record.diagnosis ?? diagnose(code, lines).hint;
+    const reason = `warm instance ${record.name} ended with exit code ${code ?? 'unknown'} while ${record.state}${record.diagnosis ? `: ${record.diagnosis}` : ''}`;
+    instance.warming?.reject(new Error(reason));
+    this.deps.log.warn({ service: record.name, exitCode: code, lastLines: lines.slice(-10) }, reason);
+    if (record.state === 'PREPARED') {
+      this.move(instance, 'STOPPED');
+      this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
+      void this.cleanUp(instance);
+      return;
+    }
+    this.move(instance, 'CRASHED');
+    instance.handle?.close();
+    this.deps.bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: 0 });
+  }
+
+  /**
+   * Graceful stop: drain (unless forced; always with `drain`, as a scale-down does, so the
+   * proxies stop routing to it first), `stop` on stdin, kill after the timeout, clean up.
+   */
+  stop(name: string, actor: Actor, options: { force?: boolean; drain?: boolean } = {}): Promise<void> {
     const instance = this.require(name);
     return instance.queue.run(async () => {
       const { record } = instance;
@@ -251,10 +472,37 @@ export class ServiceManager {
         await this.forget(name, { removeWorkDir: true });
         return;
       }
-      const group = this.deps.groups.get(record.group);
-      if (!options.force && record.state === 'READY' && record.playerCount > 0) await this.drain(instance, group?.drainTimeout ?? 30, actor);
+      const policy = this.policyOf(record);
+      const drain = options.drain || record.playerCount > 0;
+      if (!options.force && record.state === 'READY' && drain) await this.drain(instance, policy?.drainTimeout ?? 30, actor);
       await this.halt(instance, actor);
     });
+  }
+
+  /** The group, or the dedicated service seen as one, whose settings a service runs under. */
+  private policyOf(record: ServiceRecord): Group | undefined {
+    return record.isDedicated ? this.deps.dedicated?.launchOf(record.name)?.policy : this.deps.groups.get(record.group);
+  }
+
+  /**
+   * Deploy-on-stop: a group instance that served (not a warm one, not a dedicated service)
+   * copies its new and changed files back into the group's first template. A failure is
+   * reported and leaves the template as it was; the stop goes on either way.
+   */
+  private async deployIfAsked(instance: Instance): Promise<void> {
+    const { record } = instance;
+    if (record.isDedicated || record.pooled || !this.deps.deployBack) return;
+    const group = this.deps.groups.get(record.group);
+    if (!group?.deployOnStop) return;
+    try {
+      const filesChanged = await this.deps.deployBack(group, record.workDir);
+      this.deps.log.info({ service: record.name, filesChanged }, 'deployed changed files back into the template');
+      this.deps.bus.publish('SERVICE_DEPLOYED', { service: record.name, group: group.name, filesChanged });
+    } catch (error) {
+      const message = `deploy-on-stop of ${record.name} failed, the template is unchanged: ${(error as Error).message}`;
+      this.deps.log.error({ service: record.name, err: error }, message);
+      this.deps.bus.publish('API_WARNING', { message });
+    }
   }
 
   private async drain(instance: Instance, timeoutSeconds: number, actor: Actor): Promise<void> {
@@ -286,6 +534,8 @@ export class ServiceManager {
     }
     this.deps.ports.release(record.name);
     record.pid = null;
+    instance.warming?.reject(new Error(`${record.name} was stopped before it was prepared`));
+    await this.deployIfAsked(instance);
     this.move(instance, 'STOPPED');
     this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
     await this.cleanUp(instance);
@@ -297,9 +547,9 @@ export class ServiceManager {
   }
 
   async restart(name: string, actor: Actor): Promise<ServiceRecord> {
-    const group = this.require(name).record.group;
+    const { group, isDedicated } = this.require(name).record;
     await this.stop(name, actor);
-    return this.start(group, actor);
+    return isDedicated ? this.startDedicated(name, actor) : this.start(group, actor);
   }
 
   exec(name: string, command: string): void {
@@ -331,14 +581,14 @@ export class ServiceManager {
     const instance = this.require(name);
     instance.record.playerCount = playerCount;
     instance.record.playersReportedAt = Date.now();
-    if (instance.record.state === 'STARTING') this.markReady(instance);
+    this.bootFinished(instance);
   }
 
   /** The SDK's TPS; like a player count, a report while STARTING makes the service READY. */
   reportTps(name: string, tps: number): void {
     const instance = this.require(name);
     instance.record.tps = tps;
-    if (instance.record.state === 'STARTING') this.markReady(instance);
+    this.bootFinished(instance);
   }
 
   /**
@@ -373,14 +623,14 @@ export class ServiceManager {
   async stopAll(reason: string): Promise<void> {
     this.closed = true;
     if (this.staleWatch) clearInterval(this.staleWatch);
-    for (const timer of this.pendingRestarts) clearTimeout(timer);
+    for (const timer of this.pendingRestarts.keys()) clearTimeout(timer);
     this.pendingRestarts.clear();
     // A service still PREPARING is included: its stop queues behind the launch, so no process it spawns outlives us.
     const running = [...this.instances.values()].filter((i) => i.handle || i.record.state === 'PREPARING');
     this.deps.log.info({ reason, services: running.length }, 'stopping all services');
     const waves = new Map<number, Instance[]>();
     for (const instance of running) {
-      const wave = shutdownWave(instance.record, this.deps.groups.get(instance.record.group));
+      const wave = shutdownWave(instance.record, this.policyOf(instance.record));
       waves.set(wave, [...(waves.get(wave) ?? []), instance]);
     }
     for (const wave of [...waves.keys()].sort((a, b) => a - b)) {
@@ -442,6 +692,9 @@ export class ServiceManager {
         isStatic: record.isStatic,
         restartCount: record.restartCount,
         customState: record.customState,
+        isDedicated: record.isDedicated,
+        pooled: record.pooled,
+        proxyEnabled: record.proxyEnabled,
       });
     }
     try {
@@ -460,19 +713,21 @@ export class ServiceManager {
     const { services, problem } = this.deps.stateFile.load();
     if (problem) this.deps.log.warn(problem);
     for (const entry of services) {
-      const group = this.deps.groups.get(entry.group);
+      const group = entry.isDedicated ? this.deps.dedicated?.launchOf(entry.name)?.policy : this.deps.groups.get(entry.group);
       const outcome = await this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
       if (outcome.kind === 'unknown' || !group) {
-        this.deps.log.warn({ service: entry.name }, `not recovered: ${outcome.kind === 'unknown' ? outcome.reason : `group ${entry.group} no longer exists`}`);
+        const gone = entry.isDedicated ? `dedicated service ${entry.name} no longer exists` : `group ${entry.group} no longer exists`;
+        this.deps.log.warn({ service: entry.name }, `not recovered: ${outcome.kind === 'unknown' ? outcome.reason : gone}`);
         continue;
       }
       const kind = SOFTWARE[group.software];
       const record = newRecord({ name: entry.name, group: entry.group, port: entry.port, workDir: entry.workDir, isStatic: entry.isStatic, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(group.memory), restartCount: entry.restartCount });
-      record.state = entry.state === 'READY' || entry.state === 'DRAINING' ? 'READY' : 'STARTING';
+      record.pooled = entry.pooled ?? false;
+      record.isDedicated = entry.isDedicated ?? false;
+      record.proxyEnabled = entry.proxyEnabled ?? true;
+      record.state = recoveredState(entry.state, record.pooled);
       record.customState = entry.customState;
-      const instance: Instance = { record, kind, queue: new SerialQueue(), handle: null, stopping: false, readyTimer: null };
-      this.deps.registry.add(record);
-      this.instances.set(record.name, instance);
+      const instance = this.register(record, kind, record.pooled && record.state === 'PREPARING');
       if (outcome.kind === 'ended') {
         this.deps.log.warn({ service: record.name, exitCode: outcome.exit.code }, 'ended while the controller was away');
         this.onUnexpectedExit(instance, group, outcome.exit.code);
@@ -486,7 +741,7 @@ export class ServiceManager {
       this.watch(instance, group);
       // It may have become READY while no controller watched: its earlier lines say so.
       const pattern = new RegExp(group.readyPattern || kind.readyPattern);
-      if (record.state === 'STARTING' && outcome.handle.lastLines(1000).some((line) => pattern.test(line))) this.markReady(instance);
+      if ((record.state === 'STARTING' || record.state === 'PREPARING') && outcome.handle.lastLines(1000).some((line) => pattern.test(line))) this.bootFinished(instance);
       this.deps.bus.publish('SERVICE_RECOVERED', { service: record.name, group: record.group, pid: record.pid, port: record.port });
       this.deps.log.info({ service: record.name, pid: record.pid, port: record.port }, 'recovered a running service');
     }
@@ -504,6 +759,10 @@ export class ServiceManager {
     const started = await this.fillToMinimum(proxies);
     await this.settled(started, proxyReadyTimeoutMs);
     await this.fillToMinimum(backends);
+    for (const name of this.deps.dedicated?.names() ?? []) {
+      if (this.closed) break;
+      await this.startDedicated(name, 'system').catch((error: unknown) => this.deps.log.error({ service: name, err: error }, 'boot start of a dedicated service failed'));
+    }
   }
 
   /** Resolves once none of `records` is still on its way up (READY, crashed, stopped), or after `timeoutMs`. */
@@ -527,7 +786,7 @@ export class ServiceManager {
   private async fillToMinimum(groups: Group[]): Promise<ServiceRecord[]> {
     const started: ServiceRecord[] = [];
     for (const group of groups) {
-      const missing = group.minInstances - this.deps.registry.activeInstances(group.name);
+      const missing = group.minInstances - this.deps.registry.runningInstances(group.name);
       for (let i = 0; i < missing && !this.closed; i++) {
         try {
           started.push(await this.start(group.name, 'system'));
@@ -554,6 +813,7 @@ export class ServiceManager {
   private forget(name: string, options: { removeWorkDir?: boolean } = {}): Promise<void> {
     const instance = this.instances.get(name);
     instance?.handle?.close();
+    instance?.warming?.reject(new Error(`${name} was removed before it was prepared`));
     this.instances.delete(name);
     this.deps.registry.remove(name);
     this.persistSoon();
@@ -567,6 +827,30 @@ export class ServiceManager {
 const PERSIST_DELAY_MS = 50;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isDirectory(), () => false);
+}
+
+/**
+ * The state a recovered process resumes in: READY/DRAINING as READY (players come back through
+ * the proxies), a warm instance as it was, anything else as STARTING (its ready line is
+ * looked for again).
+ */
+function recoveredState(state: ServiceState, pooled: boolean): ServiceState {
+  if (pooled) return state === 'PREPARED' ? 'PREPARED' : 'PREPARING';
+  return state === 'READY' || state === 'DRAINING' ? 'READY' : 'STARTING';
+}
 
 /** The shutdown order: lower waves stop first (dedicated 0, stop-on-empty 1, other backends 2, proxies 3). */
 export function shutdownWave(record: Pick<ServiceRecord, 'isDedicated' | 'isProxy'>, group: Pick<Group, 'stopOnEmpty'> | undefined): number {

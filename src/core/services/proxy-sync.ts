@@ -25,7 +25,7 @@ export interface ProxySyncDeps {
 export function readyBackends(registry: ServiceRegistry, groups: GroupStore): { name: string; host: string; port: number; lobby: boolean }[] {
   return registry
     .all()
-    .filter((s) => s.state === 'READY' && !s.isProxy)
+    .filter((s) => s.state === 'READY' && !s.isProxy && s.proxyEnabled)
     .map((s) => ({ name: s.name, host: '127.0.0.1', port: s.port, lobby: groups.get(s.group)?.type === 'LOBBY' }));
 }
 

@@ -20,6 +20,13 @@ export interface ServiceRecord {
   isStatic: boolean;
   isDedicated: boolean;
   isProxy: boolean;
+  /** Whether proxies list it (a dedicated service may opt out; every group instance is listed). */
+  proxyEnabled: boolean;
+  /**
+   * A warm-pool instance: booted ahead of need (PREPARING, then PREPARED once its ready line
+   * came), not routable and not counted as running until a start takes it.
+   */
+  pooled: boolean;
   /** Why it last failed, in words an operator can act on. */
   diagnosis: string | null;
 }
@@ -55,11 +62,23 @@ export class ServiceRegistry {
     return members.sort(byName);
   }
 
-  /** Instances of a group that hold or are about to hold a process. */
+  /** Instances of a group that hold or are about to hold a process, warm pool included. */
   activeInstances(group: string): number {
     let n = 0;
     for (const s of this.services.values()) if (s.group === group && ACTIVE_STATES.has(s.state)) n++;
     return n;
+  }
+
+  /** Active instances of a group outside its warm pool: what `maxInstances` limits. */
+  runningInstances(group: string): number {
+    let n = 0;
+    for (const s of this.services.values()) if (s.group === group && !s.pooled && ACTIVE_STATES.has(s.state)) n++;
+    return n;
+  }
+
+  /** The group's warm pool: booting (PREPARING) and booted (PREPARED) instances, in name order. */
+  poolOf(group: string): ServiceRecord[] {
+    return this.ofGroup(group).filter((s) => s.pooled && (s.state === 'PREPARING' || s.state === 'PREPARED'));
   }
 
   get size(): number {
@@ -83,6 +102,8 @@ export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' 
     startedAt: null,
     readyAt: null,
     isDedicated: false,
+    proxyEnabled: true,
+    pooled: false,
     diagnosis: null,
   };
 }

@@ -15,6 +15,10 @@ export const PersistedServiceSchema = Type.Object({
   isStatic: Type.Boolean(),
   restartCount: Type.Integer(),
   customState: Type.String(),
+  // Optional: files written before warm pools and dedicated services lack them.
+  isDedicated: Type.Optional(Type.Boolean()),
+  pooled: Type.Optional(Type.Boolean()),
+  proxyEnabled: Type.Optional(Type.Boolean()),
 });
 export type PersistedService = Static<typeof PersistedServiceSchema>;
 

@@ -49,7 +49,7 @@ export function serviceView(record: ServiceRecord, now = Date.now()): ServiceVie
     startedAt: record.startedAt?.toISOString() ?? null,
     restartCount: record.restartCount,
     isDedicated: record.isDedicated,
-    proxyEnabled: !record.isProxy,
+    proxyEnabled: !record.isProxy && record.proxyEnabled,
     diagnosis: record.diagnosis,
   };
 }

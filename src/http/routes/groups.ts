@@ -96,12 +96,14 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'Delete a group definition; refused while instances run',
       params: NameParams,
       response: { 200: t.Object({ success: t.Literal(true), message: t.String() }) },
-      handler: ({ params, actor }) => {
+      handler: async ({ params, actor }) => {
         groups.require(params.name);
-        const active = services.activeInstances(params.name);
-        if (active > 0) {
-          throw new ApiError('GROUP_HAS_RUNNING_INSTANCES', `group ${params.name} has ${active} running instance(s): stop them first`);
+        const running = services.runningInstances(params.name);
+        if (running > 0) {
+          throw new ApiError('GROUP_HAS_RUNNING_INSTANCES', `group ${params.name} has ${running} running instance(s): stop them first`);
         }
+        // Its warm pool is not "running": it goes with the group.
+        await kernel.manager.drainPool(params.name);
         groups.delete(params.name);
         bus.publish('GROUP_DELETED', { group: params.name }, actor);
         return { success: true as const, message: `group ${params.name} deleted` };
