@@ -5,6 +5,7 @@ import { loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { AuditStore } from './core/audit/store';
 import { GroupStore } from './core/groups/store';
+import { DedicatedStore } from './core/dedicated/store';
 import { ServiceRegistry } from './core/services/registry';
 import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
@@ -46,6 +47,7 @@ import { playerRoutes } from './http/routes/players';
 import { proxyRoutes } from './http/routes/proxy';
 import { moduleRoutes } from './http/routes/modules';
 import { groupRoutes } from './http/routes/groups';
+import { dedicatedRoutes } from './http/routes/dedicated';
 import { softwareRoutes } from './http/routes/software';
 import { serviceRoutes } from './http/routes/services';
 import { statusRoutes } from './http/routes/status';
@@ -162,6 +164,11 @@ export class Controller {
       tokens: { master: master.token, service: auth.serviceToken },
       env: process.env,
     });
+    // Dedicated configs load with the groups (their names must not clash) and start with the preparer's patch and command steps.
+    const dedicated = new DedicatedStore({ configDir: join(paths.config, 'dedicated'), root: paths.dedicated, groups, preparer });
+    const dedicatedReport = dedicated.load();
+    for (const broken of dedicatedReport.broken) log.error(`dedicated config skipped: ${broken.message}`);
+    for (const warning of dedicatedReport.warnings) log.warn(warning);
     const fifos = new FifoPool(join(paths.services, '.fifos'));
     const limits = (): MachineLimits => ({ maxServices: config.controller.max_services, maxMemoryMb: parseMemory(config.controller.max_memory) });
     const manager = new ServiceManager({
@@ -172,6 +179,7 @@ export class Controller {
       ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port)),
       servicesDir: paths.services,
       preparer,
+      dedicated,
       launcher: { launch: (spec) => launch(spec, { fifos }), reattach },
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
@@ -210,6 +218,7 @@ export class Controller {
       metrics,
       modules,
       groups,
+      dedicated,
       services,
       manager,
       history: new ServiceHistory(db, services),
@@ -294,6 +303,7 @@ export class Controller {
       ...metricsRoutes(kernel),
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
+      ...dedicatedRoutes(kernel),
       ...softwareRoutes(),
       ...serviceRoutes(kernel, kernel.manager),
       ...statusRoutes(kernel),

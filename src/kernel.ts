@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite';
 import type { Config } from './config/schema';
 import type { AuditStore } from './core/audit/store';
 import type { GroupStore } from './core/groups/store';
+import type { DedicatedStore } from './core/dedicated/store';
 import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
 import type { ServiceHistory } from './core/metrics/service-history';
@@ -53,6 +54,8 @@ export interface Kernel {
   readonly modules: ModuleRegistry;
   /** The groups, from config/groups/. */
   readonly groups: GroupStore;
+  /** The dedicated services' configs, from config/dedicated/; their directories live under paths.dedicated. */
+  readonly dedicated: DedicatedStore;
   /** Every service the controller knows; the supervisor keeps it. */
   readonly services: ServiceRegistry;
   /** Starts, stops and looks after the services of this machine. */

@@ -218,6 +218,14 @@ export class ServiceManager {
     return n;
   }
 
+  private cancelPendingRestarts(owner: string): void {
+    for (const [timer, of] of this.pendingRestarts) {
+      if (of !== owner) continue;
+      clearTimeout(timer);
+      this.pendingRestarts.delete(timer);
+    }
+  }
+
   private lockOf(name: string): SerialQueue {
     const lock = this.groupLocks.get(name) ?? new SerialQueue();
     this.groupLocks.set(name, lock);
@@ -466,6 +474,8 @@ export class ServiceManager {
    */
   stop(name: string, actor: Actor, options: { force?: boolean; drain?: boolean } = {}): Promise<void> {
     const instance = this.require(name);
+    // A dedicated service stopped by hand stays stopped: a crash restart still waiting is called off.
+    if (instance.record.isDedicated && actor !== 'system') this.cancelPendingRestarts(name);
     return instance.queue.run(async () => {
       const { record } = instance;
       if (record.state === 'STOPPED' || record.state === 'CRASHED' || !instance.handle?.isAlive()) {

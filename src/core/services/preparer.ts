@@ -38,22 +38,34 @@ export class GroupServicePreparer implements ServicePreparer {
   constructor(private readonly deps: PreparerDeps) {}
 
   async prepare(group: Group, service: { name: string; port: number; workDir: string; isStatic: boolean }): Promise<CommandPlan> {
-    const kind = SOFTWARE[group.software];
     const layers = resolveTemplateStack(this.deps.templatesRoot, group);
     await provisionStack(
       layers.map((layer) => layer.dir),
       service.workDir,
       { overwrite: !service.isStatic },
     );
+    this.patch(group, service);
+    return this.plan(group, service);
+  }
+
+  /**
+   * The per-service patches (EULA, port, forwarding; a proxy's server list) on files already
+   * in place. Dedicated services, which have their own directory and no templates, use it too.
+   */
+  patch(group: Group, service: { port: number; workDir: string }): void {
     applyServicePatches(service.workDir, {
       software: group.software,
       port: service.port,
       forwarding: forwardingModeFor(this.backendVersions()),
       secret: loadForwardingSecret(this.deps.dataDir),
-      servers: kind.isProxy ? readyBackends(this.deps.registry, this.deps.groups) : undefined,
+      servers: SOFTWARE[group.software].isProxy ? readyBackends(this.deps.registry, this.deps.groups) : undefined,
     });
+  }
+
+  /** The command (SERVICE_START_FAILED when the jar is missing) and environment for a prepared work dir. */
+  plan(group: Group, service: { name: string; port: number; workDir: string }): CommandPlan {
     const argv = this.command(group, service);
-    return { argv, env: this.environment(group, service, kind.isProxy) };
+    return { argv, env: this.environment(group, service, SOFTWARE[group.software].isProxy) };
   }
 
   private command(group: Group, service: { name: string; port: number; workDir: string }): string[] {

@@ -67,6 +67,8 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       body: GroupBodySchema,
       response: { 201: Mutation },
       handler: async ({ body, set, actor }) => {
+        // A dedicated service's record carries its own name as its group: one name, one owner.
+        if (kernel.dedicated.get(body.name)) throw new ApiError('GROUP_ALREADY_EXISTS', `a dedicated service is named ${body.name}; pick another group name`);
         const group = groups.create(body);
         bus.publish('GROUP_CREATED', { group: group.name }, actor);
         set.status = 201;

@@ -1,0 +1,166 @@
+import { t } from 'elysia';
+import type { Kernel } from '../../kernel';
+import { DedicatedBodySchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
+import { ACTIVE_STATES } from '../../core/services/lifecycle';
+import type { ServiceRecord } from '../../core/services/registry';
+import { ApiError } from '../../errors';
+import { defineRoute, type AnyRoute } from '../route';
+import { ErrorBodySchema, OkSchema } from '../schemas';
+
+const NameParams = t.Object({ name: t.String({ pattern: DedicatedSchema.properties.name.pattern }) });
+const WithService = t.Object({ success: t.Literal(true), message: t.String(), service: DedicatedViewSchema });
+const Err = ErrorBodySchema;
+
+/**
+ * Dedicated services (admin): single-instance servers on fixed ports in their own directories.
+ * Config changes apply at the next start; deleting a config never deletes its directory.
+ */
+export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
+  const { dedicated, services, manager, bus } = kernel;
+
+  /** The registry record of a dedicated service, when it has one (running, crashed, stopping). */
+  const recordOf = (name: string): ServiceRecord | undefined => {
+    const record = services.get(name);
+    return record?.isDedicated ? record : undefined;
+  };
+  const isActive = (record: ServiceRecord | undefined): record is ServiceRecord => record !== undefined && ACTIVE_STATES.has(record.state);
+
+  function view(config: Dedicated, now = Date.now()): DedicatedView {
+    const record = recordOf(config.name);
+    const running = isActive(record) && record.startedAt !== null;
+    return {
+      ...config,
+      directory: dedicated.directoryOf(config.name),
+      state: record?.state ?? 'STOPPED',
+      pid: record?.pid ?? null,
+      playerCount: record?.playerCount ?? 0,
+      uptime: running ? Math.max(0, Math.floor((now - record.startedAt!.getTime()) / 1000)) : 0,
+    };
+  }
+  const answer = (message: string, config: Dedicated) => ({ success: true as const, message, service: view(config) });
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/dedicated',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Every dedicated service: its config, directory and runtime status',
+      response: { 200: t.Object({ services: t.Array(DedicatedViewSchema), total: t.Integer() }) },
+      handler: () => {
+        const list = dedicated.list().map((config) => view(config));
+        return { services: list, total: list.length };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/dedicated/:name',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'One dedicated service',
+      params: NameParams,
+      response: { 200: DedicatedViewSchema, 400: Err, 404: Err },
+      handler: ({ params }) => view(dedicated.require(params.name)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/dedicated',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Create a dedicated service: writes config/dedicated/<name>.toml and provisions its directory (eula, server-port); a port another dedicated config uses is refused',
+      body: DedicatedBodySchema,
+      response: { 201: WithService, 400: Err, 409: Err },
+      handler: ({ body, set, actor }) => {
+        const config = dedicated.create(body);
+        bus.publish('DEDICATED_CREATED', { name: config.name }, actor);
+        set.status = 201;
+        return answer(`dedicated service ${config.name} created in ${dedicated.directoryOf(config.name)}`, config);
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/dedicated/:name',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Replace a dedicated config (the name cannot change); a running service picks it up at its next start',
+      params: NameParams,
+      body: DedicatedBodySchema,
+      response: { 200: WithService, 400: Err, 404: Err, 409: Err },
+      handler: ({ params, body }) => {
+        const config = dedicated.replace(params.name, body);
+        const running = recordOf(config.name);
+        const message = isActive(running)
+          ? `dedicated service ${config.name} updated; it is ${running.state}: the change applies at its next start (restart it to apply now)`
+          : `dedicated service ${config.name} updated`;
+        return answer(message, config);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/dedicated/:name',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Delete a dedicated config; refused while it runs; its directory (the world) is kept',
+      params: NameParams,
+      response: { 200: OkSchema, 400: Err, 404: Err, 409: Err },
+      handler: async ({ params, actor }) => {
+        const { name } = dedicated.require(params.name);
+        const record = recordOf(name);
+        if (isActive(record)) throw new ApiError('DEDICATED_ALREADY_RUNNING', `dedicated service ${name} is ${record.state}: stop it first`);
+        dedicated.delete(name);
+        // A crashed record would otherwise outlive its config.
+        if (record) await manager.stop(name, actor).catch(() => undefined);
+        bus.publish('DEDICATED_DELETED', { name }, actor);
+        return { success: true as const, message: `dedicated service ${name} deleted; its directory ${dedicated.directoryOf(name)} was kept (a config delete never deletes a world)` };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/dedicated/:name/start',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Start a dedicated service on its fixed port; 409 when it runs or the port is held, 404 when its directory is gone',
+      params: NameParams,
+      response: { 200: WithService, 400: Err, 404: Err, 409: Err },
+      handler: async ({ params, actor }) => {
+        const config = dedicated.require(params.name);
+        await manager.startDedicated(config.name, actor);
+        return answer(`${config.name} is starting on port ${config.port}`, config);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/dedicated/:name/stop',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Graceful stop (drain, `stop`, kill after the timeout); stopping a stopped service is a no-op',
+      params: NameParams,
+      response: { 200: WithService, 400: Err, 404: Err },
+      handler: async ({ params, actor }) => {
+        const config = dedicated.require(params.name);
+        const record = recordOf(config.name);
+        if (!record) return answer(`${config.name} is not running; nothing to stop`, config);
+        const { state } = record;
+        const wasActive = isActive(record);
+        await manager.stop(config.name, actor);
+        return answer(wasActive ? `${config.name} stopped` : `${config.name} was ${state} and is cleared; nothing was running`, config);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/dedicated/:name/restart',
+      auth: 'admin',
+      tag: 'dedicated',
+      summary: 'Stop (if running), then start with the current config',
+      params: NameParams,
+      response: { 200: WithService, 400: Err, 404: Err, 409: Err },
+      handler: async ({ params, actor }) => {
+        const config = dedicated.require(params.name);
+        const record = recordOf(config.name);
+        if (record) await manager.restart(config.name, actor);
+        else await manager.startDedicated(config.name, actor);
+        return answer(record ? `${config.name} restarted` : `${config.name} was not running; starting it`, config);
+      },
+    }),
+  ];
+}
