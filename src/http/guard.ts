@@ -18,7 +18,8 @@ const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <
 /**
  * Everything decided about a request before its body is read, in one place: which endpoint
  * it is for, who is calling, the global rate limits, the route's auth level and its body size
- * (a route's own tighter limit is spent at its handler: takeRouteBudget). Refusals are thrown as ApiError; the error renderer turns them into the error body.
+ * (a route's own tighter limit is spent at its handler: takeRouteBudget). Refusals are thrown
+ * as ApiError; the error renderer turns them into the error body.
  */
 export class RequestGuard {
   private readonly table: RouteTable;

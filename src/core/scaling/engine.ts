@@ -9,8 +9,6 @@ import { memoryMaxMb } from '../software/memory';
 import { decideScaling, type ScalingDecision, type ServiceReading } from './decide';
 import { machineUsage, placementRoom, type MachineLimits } from './placement';
 
-const room = ({ fits, problem }: { fits: number; problem: string }) => ({ fits, placement: problem });
-
 export interface ScalingTiming {
   /** `[controller] scaling_tick_interval`. */
   tickMs: number;
@@ -118,7 +116,7 @@ export class ScalingEngine {
       now,
       lastScaleUpAt: this.lastUp.get(group.name) ?? null,
       lastScaleDownAt: this.lastDown.get(group.name) ?? null,
-      ...room(placementRoom(this.deps.limits(), usage, memoryMaxMb(group.memory), group.maxInstances)),
+      ...placementRoom(this.deps.limits(), usage, memoryMaxMb(group.memory), group.maxInstances),
       upCooldownMs: this.deps.timing.upCooldownMs,
       downCooldownMs: this.deps.timing.downCooldownMs,
     });

@@ -39,12 +39,12 @@ export function placementProblem(limits: MachineLimits, usage: MachineUsage, mem
 }
 
 /** How many more services needing `memoryMb` each fit (bounded by `want`), and why the next one would not. */
-export function placementRoom(limits: MachineLimits, usage: MachineUsage, memoryMb: number, want: number): { fits: number; problem: string } {
+export function placementRoom(limits: MachineLimits, usage: MachineUsage, memoryMb: number, want: number): { fits: number; placement: string } {
   let fits = 0;
   let problem = placementProblem(limits, usage, memoryMb);
   while (problem === null && fits < want) {
     fits++;
     problem = placementProblem(limits, { services: usage.services + fits, memoryMb: usage.memoryMb + fits * memoryMb }, memoryMb);
   }
-  return { fits, problem: problem ?? '' };
+  return { fits, placement: problem ?? '' };
 }
