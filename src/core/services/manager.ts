@@ -173,14 +173,15 @@ export class ServiceManager {
    * dies or does not boot in time. The pool never makes running + pooled exceed maxInstances.
    */
   async prepareWarm(groupName: string): Promise<ServiceRecord> {
-    const group = this.deps.groups.require(groupName);
-    const instance = await this.lockOf(groupName).run(async () => {
+    const { instance, group } = await this.lockOf(groupName).run(async () => {
+      // Read under the lock: a group deleted (or changed) while this waited gets no new instance.
+      const group = this.deps.groups.require(groupName);
       this.refuseWhenClosedOrQuarantined(group.name);
       const { registry } = this.deps;
       if (registry.runningInstances(group.name) + registry.poolOf(group.name).length >= group.maxInstances) {
         throw new ApiError('SERVICE_START_FAILED', `group ${group.name} has no room for a warm instance below its maximum of ${group.maxInstances}`);
       }
-      return this.claimSlot(group, 0, true);
+      return { instance: await this.claimSlot(group, 0, true), group };
     });
     await instance.queue.run(() => this.launchInstance(instance, group, 'system', () => this.deps.preparer.prepare(group, instance.record)));
     await instance.warming?.promise;
@@ -189,7 +190,8 @@ export class ServiceManager {
 
   /** Stops the group's warm pool (group deleted or changed: its booted instances are stale). */
   async drainPool(groupName: string): Promise<number> {
-    const pool = this.deps.registry.poolOf(groupName);
+    // Taken under the group's lock, so a warm claim in flight is in the list rather than missed.
+    const pool = await this.lockOf(groupName).run(async () => this.deps.registry.poolOf(groupName));
     await Promise.all(pool.map((record) => this.stop(record.name, 'system', { force: true }).catch((error: unknown) => this.deps.log.warn({ service: record.name, err: error }, 'could not stop a warm instance'))));
     return pool.length;
   }

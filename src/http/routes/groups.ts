@@ -104,9 +104,10 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
         if (running > 0) {
           throw new ApiError('GROUP_HAS_RUNNING_INSTANCES', `group ${params.name} has ${running} running instance(s): stop them first`);
         }
-        // Its warm pool is not "running": it goes with the group.
-        await kernel.manager.drainPool(params.name);
+        // Its warm pool is not "running": it goes with the group. The definition goes first, so
+        // the pool cannot refill while it is being drained.
         groups.delete(params.name);
+        await kernel.manager.drainPool(params.name);
         bus.publish('GROUP_DELETED', { group: params.name }, actor);
         return { success: true as const, message: `group ${params.name} deleted` };
       },
