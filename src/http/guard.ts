@@ -50,7 +50,8 @@ export class RequestGuard {
     const { pathname, search } = splitUrl(request.url);
     const endpoint = this.table.match(request.method, pathname);
     const ip = clientIp(request, socketAddress, this.api.trust_forwarded_for);
-    const token = bearerOf(request) ?? (endpoint?.kind === 'socket' ? new URLSearchParams(search).get('token') : null);
+    const queryToken = endpoint?.kind === 'socket' || (endpoint?.kind === 'route' && endpoint.route.queryToken === true);
+    const token = bearerOf(request) ?? (queryToken ? new URLSearchParams(search).get('token') : null);
     const identified = this.auth.identify(token);
     const who = identified instanceof Promise ? await identified : identified;
     this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });

@@ -34,6 +34,11 @@ interface RouteMeta {
   response: Record<number, TSchema>;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /**
+   * Also accept the token as `?token=` (legacy cluster callers: template download and state
+   * sync). The header wins when both are present.
+   */
+  queryToken?: boolean;
   /** A tighter limit for this route, per client IP, on top of the global one. */
   rateLimit?: { max: number; windowMs: number };
 }
