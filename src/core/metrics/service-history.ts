@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { pruneOlderThan } from '../../storage/prune';
-import { residentMemoryMb } from '../services/process-memory';
+import { memoryUsedMb } from '../services/view';
 import type { ServiceRegistry } from '../services/registry';
 
 export interface ServiceSample {
@@ -32,7 +32,7 @@ export class ServiceHistory {
   sample(now = Date.now()): number {
     const running = this.registry.all().filter((s) => s.pid !== null);
     this.db.transaction(() => {
-      for (const s of running) this.insert.run(now, s.name, residentMemoryMb(s.pid), s.memoryMaxMb, s.playerCount);
+      for (const s of running) this.insert.run(now, s.name, memoryUsedMb(s), s.memoryMaxMb, s.playerCount);
     })();
     return running.length;
   }

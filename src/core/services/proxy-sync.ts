@@ -26,7 +26,7 @@ export function readyBackends(registry: ServiceRegistry, groups: GroupStore): { 
   return registry
     .all()
     .filter((s) => s.state === 'READY' && !s.isProxy && s.proxyEnabled)
-    .map((s) => ({ name: s.name, host: '127.0.0.1', port: s.port, lobby: groups.get(s.group)?.type === 'LOBBY' }));
+    .map((s) => ({ name: s.name, host: s.host, port: s.port, lobby: groups.get(s.group)?.type === 'LOBBY' }));
 }
 
 /**

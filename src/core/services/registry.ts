@@ -29,7 +29,16 @@ export interface ServiceRecord {
   pooled: boolean;
   /** Why it last failed, in words an operator can act on. */
   diagnosis: string | null;
+  /** The cluster node it runs on: `local` (this controller's machine) or an agent's node name. */
+  nodeId: string;
+  /** Where players and proxies reach it: 127.0.0.1 locally, the agent's public host remotely. */
+  host: string;
+  /** Resident memory the agent last reported (remote services; local ones are read from the process table). */
+  memoryUsedMb: number | null;
 }
+
+/** The node id of services that run on the controller's own machine. */
+export const LOCAL_NODE = 'local';
 
 /**
  * Every service the controller knows, by name. The supervisor adds and moves records; the
@@ -105,5 +114,8 @@ export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' 
     proxyEnabled: true,
     pooled: false,
     diagnosis: null,
+    nodeId: LOCAL_NODE,
+    host: '127.0.0.1',
+    memoryUsedMb: null,
   };
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SERVICE_STATES } from './lifecycle';
 import { residentMemoryMb } from './process-memory';
-import type { ServiceRecord } from './registry';
+import { LOCAL_NODE, type ServiceRecord } from './registry';
 
 /** TPS below this counts as unhealthy (the doctor's threshold too). */
 export const HEALTHY_TPS = 15;
@@ -29,6 +29,12 @@ export const ServiceViewSchema = Type.Object({
 });
 export type ServiceView = Static<typeof ServiceViewSchema>;
 
+/** Resident memory: the agent's report for a remote service, the process table for a local one. */
+export function memoryUsedMb(record: Pick<ServiceRecord, 'memoryUsedMb' | 'nodeId' | 'pid'>): number {
+  if (record.nodeId !== LOCAL_NODE) return record.memoryUsedMb ?? 0;
+  return residentMemoryMb(record.pid);
+}
+
 /** The API form of a service record, with live memory from the process table. */
 export function serviceView(record: ServiceRecord, now = Date.now()): ServiceView {
   return {
@@ -37,11 +43,11 @@ export function serviceView(record: ServiceRecord, now = Date.now()): ServiceVie
     state: record.state,
     customState: record.customState,
     port: record.port,
-    host: '127.0.0.1',
-    nodeId: 'local',
+    host: record.host,
+    nodeId: record.nodeId,
     pid: record.pid,
     playerCount: record.playerCount,
-    memoryUsedMb: residentMemoryMb(record.pid),
+    memoryUsedMb: memoryUsedMb(record),
     memoryMaxMb: record.memoryMaxMb,
     tps: record.tps,
     healthy: record.state === 'READY' && (record.tps === null || record.tps >= HEALTHY_TPS),
