@@ -8,11 +8,16 @@ export interface PortRanges {
   bedrock: { first: number; last: number };
 }
 
-/** The reference ranges: proxies from 25565, backends 30000–39999, Bedrock UDP 19132–19231. */
-export function defaultPortRanges(backendStart: number, bedrockStart = 19132): PortRanges {
+/**
+ * The reference ranges: proxies from 25565, backends 30000–39999, Bedrock UDP 19132–19231.
+ * With the load balancer on, players come in through it (on 25565 by default), so proxies
+ * lease from the backend range like any server behind it.
+ */
+export function defaultPortRanges(backendStart: number, bedrockStart = 19132, loadBalancer = false): PortRanges {
+  const backend = { first: backendStart, last: Math.min(65535, backendStart + 9999) };
   return {
-    proxy: { first: 25565, last: 25664 },
-    backend: { first: backendStart, last: Math.min(65535, backendStart + 9999) },
+    proxy: loadBalancer ? { ...backend } : { first: 25565, last: 25664 },
+    backend,
     bedrock: { first: bedrockStart, last: Math.min(65535, bedrockStart + 99) },
   };
 }

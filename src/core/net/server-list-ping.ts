@@ -36,6 +36,8 @@ export interface PingOptions {
   maxResponseBytes?: number;
   /** Address written into the handshake (proxies route on it). Default: `host`. */
   serverAddress?: string;
+  /** Bytes sent before the handshake (the load balancer's PROXY protocol header). Default: none. */
+  preamble?: Uint8Array;
 }
 
 export const DEFAULT_PING_TIMEOUT_MS = 3000;
@@ -65,7 +67,8 @@ export function pingServer(host: string, port: number, options: PingOptions = {}
 
   return new Promise<PingResult>((resolve, reject) => {
     // Inside the executor so a bad port or version rejects instead of throwing synchronously.
-    const request = encodeRequest(options.serverAddress ?? host, port, options.protocolVersion ?? -1);
+    const handshake = encodeRequest(options.serverAddress ?? host, port, options.protocolVersion ?? -1);
+    const request = options.preamble ? concatBytes([options.preamble, handshake]) : handshake;
     let socket: Socket<undefined> | null = null;
     let settled = false;
     let unwritten: Uint8Array | null = null;
