@@ -1,0 +1,335 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { HashCache } from './hash-cache';
+import { buildManifest, byPath, manifestProblem, type Manifest } from './manifest';
+import { multipartBody } from './multipart-body';
+import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
+
+/**
+ * The agent's side of state sync, over the controller's cluster-token routes:
+ *
+ *   pushState: local manifest → GET manifest → POST only the files whose hash differs,
+ *              streamed from disk (multipart-body.ts)
+ *   pullState: GET manifest → delete extras, download what differs (verified, temp + rename)
+ *
+ * Failures are StateSyncError with a message that says what to do.
+ */
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface SyncConnection {
+  /** The controller's REST base, e.g. `http://10.0.0.1:8080`. */
+  baseUrl: string;
+  /** The cluster token. */
+  token: string;
+  /** The service (`<Group>-<N>`). */
+  service: string;
+  /** The local work dir. */
+  dir: string;
+  /** Group `sync.excludes`: never pushed; never deleted or overwritten by a pull. */
+  excludes?: readonly string[];
+  fetch?: Fetch;
+  /** Reuse across calls so unchanged files are not hashed again. */
+  cache?: HashCache;
+}
+
+export interface PushOptions extends SyncConnection {
+  /**
+   * Upload at most about this many bytes per request (default 512 MiB, under the controller's
+   * 1 GiB request ceiling). A larger change goes in several pushes, each committed; only the
+   * last one carries the full manifest, so the canonical copy is complete once it returns.
+   */
+  maxRequestBytes?: number;
+}
+
+export interface PushSummary {
+  success: true;
+  filesReceived: number;
+  bytesReceived: number;
+  filesInManifest: number;
+  /** Relative paths uploaded, in order. */
+  uploaded: string[];
+  /** POST requests made (1 unless the change was split). */
+  requests: number;
+  /** Local files that state sync cannot carry (names with control characters and the like). */
+  skipped: { path: string; reason: string }[];
+}
+
+export interface PullSummary {
+  downloaded: string[];
+  deleted: string[];
+  bytesDownloaded: number;
+  filesInManifest: number;
+}
+
+export class StateSyncError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'StateSyncError';
+  }
+}
+
+const DEFAULT_MAX_REQUEST_BYTES = 512 * 1024 * 1024;
+
+/** Makes the controller's canonical copy of `service` equal to `dir` (minus excludes). */
+export async function pushState(options: PushOptions): Promise<PushSummary> {
+  const skipped: PushSummary['skipped'] = [];
+  const local = await buildManifest(options.dir, {
+    excludes: options.excludes,
+    cache: options.cache ?? new HashCache(),
+    onUnsyncable: (path, reason) => skipped.push({ path, reason }),
+  });
+  const remote = await fetchManifest(options);
+  const changed = Object.keys(local.files).filter((rel) => {
+    const have = remote.files[rel];
+    const want = local.files[rel]!;
+    return !have || have.sha256 !== want.sha256 || have.size !== want.size;
+  });
+
+  const batches = splitBatches(changed, local, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+  const summary: PushSummary = { success: true, filesReceived: 0, bytesReceived: 0, filesInManifest: 0, uploaded: [], requests: 0, skipped };
+  const sent = new Set<string>();
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i]!;
+    for (const rel of batch) sent.add(rel);
+    // An intermediate push keeps what the controller has and adds this batch; the last is the full manifest.
+    const manifest = i === batches.length - 1 ? local : partialManifest(local, remote, sent);
+    const result = await postPush(options, manifest, batch);
+    summary.filesReceived += result.filesReceived;
+    summary.bytesReceived += result.bytesReceived;
+    summary.filesInManifest = result.filesInManifest;
+    summary.uploaded.push(...batch);
+    summary.requests++;
+  }
+  return summary;
+}
+
+/**
+ * Makes `dir` equal to the controller's canonical copy of `service` (excluded paths left alone).
+ * An empty canonical copy means nothing was ever pushed: the folder is left as it is rather
+ * than emptied, so a first start never loses files that exist only here.
+ */
+export async function pullState(options: SyncConnection): Promise<PullSummary> {
+  const remote = await fetchManifest(options);
+  mkdirSync(options.dir, { recursive: true });
+  if (Object.keys(remote.files).length === 0) return { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: 0 };
+  const local = await buildManifest(options.dir, { excludes: options.excludes, cache: options.cache ?? new HashCache() });
+  const summary: PullSummary = { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: Object.keys(remote.files).length };
+
+  const emptied = new Set<string>();
+  for (const rel of Object.keys(local.files)) {
+    if (Object.hasOwn(remote.files, rel)) continue;
+    rmSync(join(options.dir, rel), { force: true });
+    summary.deleted.push(rel);
+    if (rel.includes('/')) emptied.add(dirname(rel));
+  }
+  for (const [rel, entry] of Object.entries(remote.files)) {
+    const have = local.files[rel];
+    if (have && have.sha256 === entry.sha256 && have.size === entry.size) continue;
+    await download(options, rel, entry);
+    summary.downloaded.push(rel);
+    summary.bytesDownloaded += entry.size;
+  }
+  pruneEmptyFolders(options.dir, emptied);
+  return summary;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const serviceUrl = (options: SyncConnection, rest: string) => `${options.baseUrl.replace(/\/+$/, '')}/api/services/${encodeURIComponent(options.service)}/state/${rest}`;
+const filePath = (rel: string) => rel.split('/').map(encodeURIComponent).join('/');
+
+/** How often an idempotent request refused with 429 is tried again (a pull of many files can meet the rate limit). */
+const RATE_LIMIT_RETRIES = 30;
+const MAX_RETRY_WAIT_MS = 60_000;
+
+async function call(options: SyncConnection, url: string, init: RequestInit, what: string): Promise<Response> {
+  const doFetch = options.fetch ?? fetch;
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${options.token}`);
+  // A streamed body can be sent once; only bodiless (GET) requests are retried.
+  const retries = init.body === undefined ? RATE_LIMIT_RETRIES : 0;
+  for (let attempt = 0; ; attempt++) {
+    let response: Response;
+    try {
+      response = await doFetch(url, { ...init, headers });
+    } catch (error) {
+      throw new StateSyncError(`${what}: could not reach the controller at ${options.baseUrl} (${(error as Error).message}); check that it runs and that this node can reach its API port`);
+    }
+    if (response.ok) return response;
+    if (response.status === 429 && attempt < retries) {
+      await response.body?.cancel();
+      const seconds = Number(response.headers.get('retry-after'));
+      await Bun.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_RETRY_WAIT_MS) : 1000);
+      continue;
+    }
+    throw await refusal(response, options, what);
+  }
+}
+
+/** The controller's error body in words an operator can act on. */
+async function refusal(response: Response, options: SyncConnection, what: string): Promise<StateSyncError> {
+  let code = '';
+  let message = '';
+  try {
+    const body = (await response.json()) as { error?: unknown; message?: unknown };
+    code = typeof body.error === 'string' ? body.error : '';
+    message = typeof body.message === 'string' ? body.message : '';
+  } catch {
+    message = response.statusText;
+  }
+  const said = `${response.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+  const hint = (() => {
+    switch (response.status) {
+      case 401:
+        return 'the controller did not accept the cluster token; use the [cluster] token of the controller';
+      case 403:
+        return 'the token is not the cluster token (a service token cannot sync state)';
+      case 404:
+        return `check that ${options.service} belongs to a STATIC group with [group.sync] enabled = true`;
+      case 409:
+        return 'another push for this service is in flight; retry when it has finished';
+      case 413:
+        return 'the request is larger than the controller accepts; push with a smaller maxRequestBytes';
+      case 429:
+        return "the controller's rate limit ([api] service_rate_limit) was hit; try again later";
+      case 507:
+        return 'the controller is out of state-sync quota';
+      default:
+        return null;
+    }
+  })();
+  return new StateSyncError(`${what} for ${options.service} failed: ${said}${hint ? ` (${hint})` : ''}`, response.status, code || undefined);
+}
+
+async function fetchManifest(options: SyncConnection): Promise<Manifest> {
+  const response = await call(options, serviceUrl(options, 'manifest'), { method: 'GET' }, 'reading the state manifest');
+  const body: unknown = await response.json().catch(() => null);
+  const problem = manifestProblem(body);
+  if (problem) throw new StateSyncError(`reading the state manifest for ${options.service}: the controller's answer is not a manifest (${problem})`);
+  return body as Manifest;
+}
+
+async function postPush(options: SyncConnection, manifest: Manifest, files: readonly string[]): Promise<{ filesReceived: number; bytesReceived: number; filesInManifest: number }> {
+  const { body, contentType } = multipartBody([
+    { name: MANIFEST_PART, text: JSON.stringify(manifest) },
+    ...files.map((rel) => ({ name: `${FILE_PART_PREFIX}${rel}`, filename: basename(rel), path: join(options.dir, rel) })),
+  ]);
+  const response = await call(options, serviceUrl(options, 'sync'), { method: 'POST', body, headers: { 'content-type': contentType } }, 'pushing the state');
+  const answer = (await response.json()) as { filesReceived?: unknown; bytesReceived?: unknown; filesInManifest?: unknown };
+  const number = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return { filesReceived: number(answer.filesReceived), bytesReceived: number(answer.bytesReceived), filesInManifest: number(answer.filesInManifest) };
+}
+
+/** Upload batches of about `limit` bytes each, in path order; never empty (one push deletes extras). */
+function splitBatches(changed: readonly string[], local: Manifest, limit: number): string[][] {
+  const batches: string[][] = [[]];
+  let size = 0;
+  for (const rel of [...changed].sort(byPath)) {
+    const bytes = local.files[rel]!.size;
+    const current = batches[batches.length - 1]!;
+    if (current.length > 0 && size + bytes > limit) {
+      batches.push([rel]);
+      size = bytes;
+    } else {
+      current.push(rel);
+      size += bytes;
+    }
+  }
+  return batches;
+}
+
+/** Files the controller already has with the wanted content, plus those uploaded so far. */
+function partialManifest(local: Manifest, remote: Manifest, sent: ReadonlySet<string>): Manifest {
+  const files: Manifest['files'] = {};
+  for (const [rel, entry] of Object.entries(local.files)) {
+    const have = remote.files[rel];
+    if (sent.has(rel) || (have && have.sha256 === entry.sha256 && have.size === entry.size)) files[rel] = entry;
+  }
+  return { files };
+}
+
+/** Downloads one file next to its place, checks size and SHA-256, then renames it over. */
+async function download(options: SyncConnection, rel: string, entry: { sha256: string; size: number }): Promise<void> {
+  const target = join(options.dir, rel);
+  makeFolders(options.dir, rel);
+  const response = await call(options, serviceUrl(options, `file/${filePath(rel)}`), { method: 'GET' }, `downloading ${rel}`);
+  const temp = join(dirname(target), `.${basename(target).slice(0, 200)}.svc-pull-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temp, 'wx', 0o644);
+  const hasher = new Bun.CryptoHasher('sha256');
+  let size = 0;
+  try {
+    try {
+      if (response.body) {
+        for await (const chunk of response.body) {
+          size += chunk.byteLength;
+          if (size > entry.size) break;
+          let offset = 0;
+          while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset);
+          hasher.update(chunk);
+        }
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    const sha256 = hasher.digest('hex');
+    if (size !== entry.size || sha256 !== entry.sha256) {
+      throw new StateSyncError(`downloading ${rel} for ${options.service}: got ${size} bytes with SHA-256 ${sha256}, the manifest says ${entry.size} bytes with ${entry.sha256}; the canonical copy probably changed during the pull (a push came in), pull again`);
+    }
+    // A folder where the file belongs is not part of the canonical copy.
+    if (isFolder(target)) rmSync(target, { recursive: true, force: true });
+    renameSync(temp, target);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Creates the folders of `rel` inside `root`; a file or link in the way is removed (links are never followed). */
+function makeFolders(root: string, rel: string): void {
+  const segments = rel.split('/').slice(0, -1);
+  let path = root;
+  for (const segment of segments) {
+    path = join(path, segment);
+    let kind: 'dir' | 'other' | 'none' = 'none';
+    try {
+      kind = lstatSync(path).isDirectory() ? 'dir' : 'other';
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (kind === 'dir') continue;
+    if (kind === 'other') unlinkSync(path);
+    mkdirSync(path);
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Removes folders left empty by deleted extras, deepest first, up to (never including) `root`. */
+function pruneEmptyFolders(root: string, folders: ReadonlySet<string>): void {
+  const candidates = new Set<string>();
+  for (const folder of folders) {
+    const segments = folder.split('/');
+    for (let i = segments.length; i > 0; i--) candidates.add(segments.slice(0, i).join('/'));
+  }
+  for (const rel of [...candidates].sort((a, b) => b.split('/').length - a.split('/').length)) {
+    const path = join(root, rel);
+    try {
+      if (lstatSync(path).isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+    } catch {
+      // Not empty, gone, or not ours to remove: leave it.
+    }
+  }
+}

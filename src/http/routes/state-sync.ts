@@ -1,0 +1,86 @@
+import { t } from 'elysia';
+import type { Kernel } from '../../kernel';
+import { ManifestSchema } from '../../cluster/state-sync/manifest';
+import { MAX_REL_PATH } from '../../cluster/state-sync/rel-path';
+import { ApiError } from '../../errors';
+import { defineRoute, type AnyRoute } from '../route';
+import { ErrorBodySchema } from '../schemas';
+import { SERVER_BODY_CEILING } from '../server';
+
+/** `<Group>-<N>`: a group name (GROUP_NAME) and an instance number from 1. */
+const SERVICE_NAME = '^[a-zA-Z0-9_-]{1,64}-[1-9][0-9]{0,8}$';
+const Name = t.Object({ name: t.String({ pattern: SERVICE_NAME, description: 'an instance of a STATIC group with sync.enabled' }) });
+/**
+ * The rest of the path arrives as the framework's `*` parameter, percent-encoded. It is not
+ * declared here: the framework cannot build its cleaner for a `*` key (and warns), so the
+ * object stays open and the handler reads `*` itself (checked by confinedFile). The OpenAPI
+ * document declares it as `{path}`.
+ */
+const FileParams = t.Object({ name: Name.properties.name }, { additionalProperties: true });
+const PushResponse = t.Object({
+  success: t.Literal(true),
+  filesReceived: t.Integer({ description: 'files uploaded in this push' }),
+  bytesReceived: t.Integer({ description: 'bytes of the uploaded files' }),
+  filesInManifest: t.Integer({ description: 'files of the committed canonical copy' }),
+});
+const Err = ErrorBodySchema;
+
+/**
+ * State sync (cluster token; also `?token=` for legacy agents): the canonical copy of a STATIC
+ * service's work dir on the controller, so the service can move between nodes. Agents read
+ * the manifest, download files, and push their dir (see src/cluster/state-sync/client.ts).
+ */
+export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
+  const { stateSync } = kernel;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/state/manifest',
+      auth: 'cluster',
+      queryToken: true,
+      tag: 'cluster',
+      summary: "Manifest of the service's canonical state copy: {files: {path: {sha256, size}}}, empty before the first push; sync.excludes never listed",
+      params: Name,
+      response: { 200: ManifestSchema, 400: Err, 404: Err },
+      handler: ({ params }) => stateSync.manifest(params.name),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/state/file/*',
+      auth: 'cluster',
+      queryToken: true,
+      tag: 'cluster',
+      summary: 'Raw bytes of one file of the canonical state copy; PATH_TRAVERSAL for paths leaving it, PATH_NOT_FOUND when missing',
+      params: FileParams,
+      response: { 200: t.String({ contentMediaType: 'application/octet-stream', description: 'the file' }), 400: Err, 404: Err },
+      handler: async ({ params }) => {
+        const { stream, size } = await stateSync.openFile(params.name, decodePath((params as { '*'?: unknown })['*']));
+        return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) } });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/state/sync',
+      auth: 'cluster',
+      queryToken: true,
+      tag: 'cluster',
+      summary:
+        'Push the state: multipart/form-data with a "manifest" part (the full desired manifest) first, then a "file:<path>" part per file the controller lacks; committed atomically. 409 while another push for the service is in flight, 507 over [cluster] sync_disk_quota_bytes',
+      params: Name,
+      bodyLimit: SERVER_BODY_CEILING,
+      rawBody: { contentType: 'multipart/form-data' },
+      response: { 200: PushResponse, 400: Err, 404: Err, 409: Err, 413: Err, 507: Err },
+      handler: ({ params, request, actor }) => stateSync.push(params.name, request.body, request.headers.get('content-type'), actor),
+    }),
+  ];
+}
+
+/** The wildcard's raw text, percent-decoded; a malformed escape is a VALIDATION_FAILED. */
+function decodePath(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.length > MAX_REL_PATH * 3) throw new ApiError('VALIDATION_FAILED', `the file path must be 1 to ${MAX_REL_PATH} bytes`);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ApiError('VALIDATION_FAILED', 'the file path has a malformed percent-escape');
+  }
+}
