@@ -53,6 +53,8 @@ import { serviceRoutes } from './http/routes/services';
 import { statusRoutes } from './http/routes/status';
 import { systemRoutes } from './http/routes/system';
 import { tokenRoutes } from './http/routes/tokens';
+import { stateSyncRoutes } from './http/routes/state-sync';
+import { StateSync } from './cluster/state-sync/store';
 import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
 import type { RequestGuard } from './http/guard';
 import type { Kernel, Paths } from './kernel';
@@ -70,6 +72,12 @@ import { LocationLookup } from './core/commands/location';
 import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from './ws/service-console';
 import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
 import { VERSION } from './version';
+import { startLoadBalancer } from './loadbalancer/start';
+import { loadBalancerRoutes } from './http/routes/loadbalancer';
+import { startCluster, type ClusterRuntime } from './cluster/runtime';
+import type { ClusterTiming } from './cluster/cluster';
+import { ClusterRemoteNodes } from './cluster/remote-nodes';
+import { clusterRoutes } from './http/routes/cluster';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -91,6 +99,8 @@ export interface ControllerOptions {
   onShutdownRequest?: (reason: string) => void;
   /** Scaling and warm-pool timings (tests shorten the tick, the cooldowns and the pool interval). */
   scaling?: Partial<ScalingTiming> & { warmPool?: Partial<WarmPoolTiming> };
+  /** Cluster timings (tests shorten the heartbeat, the node timeout and the reconciliation delay). */
+  cluster?: Partial<ClusterTiming>;
 }
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
@@ -176,7 +186,7 @@ export class Controller {
       log: log.child({ area: 'services' }),
       registry: services,
       groups,
-      ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port)),
+      ports: new PortLeases(defaultPortRanges(config.controller.backend_port_start, config.bedrock.base_port, config.loadbalancer.enabled)),
       servicesDir: paths.services,
       preparer,
       dedicated,
@@ -187,6 +197,16 @@ export class Controller {
       deployBack: (group, workDir) =>
         deployBack({ workDir, templateDir: join(paths.templates, templateStack(group)[0]!), excludes: group.deployExcludes }).then((result) => result.filesChanged),
     });
+    let cluster: ClusterRuntime | null = null;
+    if (config.cluster.enabled) {
+      try {
+        cluster = await startCluster({ dir, config: config.cluster, bus, log: log.child({ area: 'cluster' }), registry: services, localLimits: limits, timing: options.cluster });
+      } catch (error) {
+        db.close();
+        throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
+      }
+      manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, tokens: { master: master.token, service: auth.serviceToken } }));
+    }
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
     const stress = new StressTest({ registry: services, groups, bus, log: log.child({ area: 'stress' }) });
     const { warmPool: warmPoolTiming, ...scalingTiming } = options.scaling ?? {};
@@ -197,8 +217,9 @@ export class Controller {
       groups,
       manager,
       players,
-      limits,
-      ping: (port, timeoutMs) => pingServer('127.0.0.1', port, { timeoutMs, measureLatency: false }).then((status) => status.players.online, () => null),
+      // With agents, a scale-up is weighed against the whole cluster; the start picks the node.
+      limits: () => cluster?.cluster.capacity() ?? limits(),
+      ping: (host, port, timeoutMs) => pingServer(host, port, { timeoutMs, measureLatency: false }).then((status) => status.players.online, () => null),
       paused: () => stress.active,
       timing: { ...DEFAULT_SCALING_TIMING, tickMs: config.controller.scaling_tick_interval * 1000, ...scalingTiming },
     });
@@ -222,6 +243,16 @@ export class Controller {
       services,
       manager,
       history: new ServiceHistory(db, services),
+      stateSync: new StateSync({
+        root: join(paths.services, 'state'),
+        groups,
+        isDedicated: (name) => dedicated.get(name) !== undefined,
+        quotaBytes: () => config.cluster.sync_disk_quota_bytes,
+        maxPushBytes: SERVER_BODY_CEILING,
+        bus,
+        metrics,
+        log: log.child({ area: 'state-sync' }),
+      }),
       proxySettings: new ProxySettings({ file: join(paths.config, 'proxy.toml'), db, bus, log: log.child({ area: 'proxy' }) }),
       maintenance: new Maintenance({ file: join(paths.config, 'maintenance.toml'), bus, groups, log: log.child({ area: 'maintenance' }) }),
       stress,
@@ -233,6 +264,7 @@ export class Controller {
         { services: () => services.all().map((s) => s.name), groups: () => groups.list().map((g) => g.name), players: () => players.roster.all().map((p) => p.name) },
         log.child({ area: 'commands' }),
       ),
+      cluster,
       apiToken: { source: master.source, file: master.file },
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
@@ -248,6 +280,7 @@ export class Controller {
       await manager.recover();
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
+      if (config.loadbalancer.enabled) kernel.loadBalancer = startLoadBalancer(kernel);
       // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
       void manager
         .bootGroups()
@@ -312,6 +345,9 @@ export class Controller {
       ...stressRoutes(kernel),
       ...playerRoutes(kernel, kernel.network),
       ...commandRoutes(kernel),
+      ...stateSyncRoutes(kernel),
+      ...loadBalancerRoutes(kernel),
+      ...clusterRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -401,9 +437,12 @@ export class Controller {
     // Nothing may start a service once the shutdown began.
     kernel.scaling.stop();
     kernel.warmPool.stop();
+    // No new players through the balancer while the proxies go down.
+    kernel.loadBalancer?.stop(reason);
     // Services first (shutdown order: dedicated, stop-on-empty, other backends, proxies), while the API still answers them.
     await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     kernel.stress.close();
+    kernel.cluster?.stop();
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();
     // Edits still inside a coalescing window reach the event subscribers before they are cut off.

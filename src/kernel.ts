@@ -6,6 +6,7 @@ import type { DedicatedStore } from './core/dedicated/store';
 import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
 import type { ServiceHistory } from './core/metrics/service-history';
+import type { StateSync } from './cluster/state-sync/store';
 import type { Maintenance } from './core/maintenance/maintenance';
 import type { StressTest } from './core/stress/stress-test';
 import type { ScalingEngine } from './core/scaling/engine';
@@ -21,6 +22,8 @@ import type { Actor } from './events/catalogue';
 import type { Authenticator } from './http/auth';
 import type { Logger } from './log';
 import type { ModuleRegistry } from './modules/registry';
+import type { LoadBalancer } from './loadbalancer/load-balancer';
+import type { ClusterRuntime } from './cluster/runtime';
 
 export interface Paths {
   data: string;
@@ -62,6 +65,8 @@ export interface Kernel {
   readonly manager: ServiceManager;
   /** Memory and player samples of the services, for the metrics history. */
   readonly history: ServiceHistory;
+  /** Canonical state copies of STATIC services with sync enabled (`<services>/state/<name>`): manifests, files, pushes. */
+  readonly stateSync: StateSync;
   /** Tab list, MOTD, chat and per-player tab names the proxy bridge shows. */
   readonly proxySettings: ProxySettings;
   /** Global and per-group maintenance and its whitelist. */
@@ -78,8 +83,12 @@ export interface Kernel {
   readonly network: NetworkActions;
   /** Every console command: the local console, /api/commands and the multiplex socket run these. */
   readonly commands: CommandRegistry;
+  /** Agents, placement and the agent channel; null unless `[cluster] enabled`. */
+  readonly cluster: ClusterRuntime | null;
   /** Where the master token came from (its value is config.api.token). */
   readonly apiToken: { source: TokenSource; file?: string };
+  /** The TCP load balancer in front of the proxies; set once after the API listens, only when `[loadbalancer] enabled` and its port was bound. */
+  loadBalancer?: LoadBalancer;
   /** Audits the request, then stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

@@ -12,6 +12,8 @@ const USAGE = `svc ${VERSION}: controller for Minecraft server networks
 Usage:
   svc [controller] [options]   run the controller (the default)
   svc init [options]           write a commented svc.toml and the folders, then exit
+  svc agent [options]          run a cluster node: services for a controller on this machine
+                               (reads <dir>/agent.toml, written with defaults on first start)
   svc cli [--help]             the remote console of a controller (svc cli --help)
   svc version                  print the version
   svc --help                   this text
@@ -69,6 +71,8 @@ async function main(argv: string[]): Promise<number> {
       return runController(dir, configPath);
     case 'init':
       return init(dir, configPath);
+    case 'agent':
+      return runAgent(dir, values.config ? resolve(values.config) : join(dir, 'agent.toml'));
     default:
       process.stderr.write(`svc: unknown command "${command}"\n\n${USAGE}`);
       return EXIT_USAGE;
@@ -128,6 +132,32 @@ async function runController(dir: string, configPath: string): Promise<number> {
   Bun.gc(true);
   // The process runs until a signal or POST /api/shutdown exits it, even with nothing else
   // holding the event loop open (the API can be disabled).
+  setInterval(() => undefined, 1 << 30);
+  return new Promise<number>(() => undefined);
+}
+
+async function runAgent(dir: string, configPath: string): Promise<number> {
+  const { startAgent } = await import('./agent/run');
+  const { TrustError } = await import('./agent/trust');
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  const exit = (code: number) => process.exit(code);
+  try {
+    agent = await startAgent({ dir, configPath, env: process.env, onShutdown: () => void agent.stop({ stopServices: true }).then(() => exit(0)) });
+  } catch (error) {
+    if (error instanceof TrustError) {
+      process.stderr.write(`svc agent: ${error.message}\n`);
+      return 1;
+    }
+    return reportStartError(error);
+  }
+  // A signal stops the agent, not its services: they keep running and are re-attached next start.
+  let signals = 0;
+  const onSignal = () => {
+    if (++signals > 1) exit(1);
+    void agent.stop().then(() => exit(0));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   setInterval(() => undefined, 1 << 30);
   return new Promise<number>(() => undefined);
 }

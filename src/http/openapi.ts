@@ -41,11 +41,19 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[
   }));
 }
 
+/** A trailing `*` the params schema leaves undeclared is still a path parameter of the document. */
+function wildcard(route: AnyRoute): Json[] {
+  const declared = (route.params as TObject | undefined)?.properties ?? {};
+  if (!route.path.endsWith('/*') || '*' in declared) return [];
+  return [{ name: 'path', in: 'path', required: true, schema: { type: 'string', description: 'the rest of the path' } }];
+}
+
 function operation(route: AnyRoute): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(route.response)) {
     const isText = (schema as TSchema).type === 'string';
-    responses[status] = { description: route.summary, content: { [isText ? 'text/plain' : 'application/json']: { schema: plain(schema) } } };
+    const media = (schema as { contentMediaType?: string }).contentMediaType ?? (isText ? 'text/plain' : 'application/json');
+    responses[status] = { description: route.summary, content: { [media]: { schema: plain(schema) } } };
   }
   responses.default = { description: 'error body', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
   const op: Json = {
@@ -54,12 +62,13 @@ function operation(route: AnyRoute): Json {
     tags: [route.tag],
     'x-svc-auth': route.auth,
     security: route.auth === 'public' ? [] : [{ bearer: [] }],
-    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    parameters: [...parameters(route.params, 'path'), ...wildcard(route), ...parameters(route.query, 'query')],
     responses,
   };
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
   if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+  else if (route.rawBody) op.requestBody = { required: true, content: { [route.rawBody.contentType]: {} } };
   return op;
 }
 

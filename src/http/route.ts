@@ -39,6 +39,12 @@ interface RouteMeta {
    * sync). The header wins when both are present.
    */
   queryToken?: boolean;
+  /**
+   * The handler reads `request.body` itself as a stream (large uploads: state sync); the body
+   * parser leaves it alone, and the handler enforces `bodyLimit` on what it reads (the guard
+   * still refuses a Content-Length over it). Its content type is listed in the OpenAPI document.
+   */
+  rawBody?: { contentType: string };
   /** A tighter limit for this route, per client IP, on top of the global one. */
   rateLimit?: { max: number; windowMs: number };
 }

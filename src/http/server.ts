@@ -54,6 +54,8 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
     .onRequest(async ({ request, server }) => guard.check(request, server?.requestIP(request)?.address))
     .onParse(async ({ request }) => {
       const route = guard.factsOf(request)?.route;
+      // null (not undefined) stops the framework's own parsers too: the handler streams the body.
+      if (route?.rawBody) return null;
       return parseBody(request, route?.bodyLimit ?? DEFAULT_BODY_LIMIT, route?.body);
     })
     .onError(errorRenderer(log.child({ area: 'http' }), bus));

@@ -58,8 +58,7 @@ describe('svc (compiled binary)', () => {
     expect(version.stdout.trim()).toBe('svc 0.13.0');
     const help = run(['--help']);
     expect(help.code).toBe(0);
-    for (const word of ['controller', 'init', 'version', 'cli', '--dir', '--config']) expect(help.stdout).toContain(word);
-    expect(help.stdout).not.toMatch(/\bagent\b/);
+    for (const word of ['controller', 'init', 'agent', 'version', 'cli', '--dir', '--config']) expect(help.stdout).toContain(word);
     const cli = run(['cli', '--help']);
     expect(cli.code).toBe(0);
     for (const word of ['--url', '--token', '--profile', '--save', '-c, --command', 'Exit status']) expect(cli.stdout).toContain(word);

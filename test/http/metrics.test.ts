@@ -49,6 +49,8 @@ const FAMILIES: Record<string, MetricType> = {
   svc_service_crashes_total: 'counter',
   svc_scaling_events_total: 'counter',
   svc_placement_blocked_total: 'counter',
+  svc_state_sync_bytes: 'gauge',
+  svc_state_sync_pushes_total: 'counter',
 };
 
 const zeroStates = () => Object.fromEntries(SERVICE_STATES.map((s) => [s, 0]));
@@ -72,6 +74,8 @@ describe('GET /api/metrics', () => {
     expect(parsed.value('svc_services_total')).toBe(0);
     expect(series(parsed, 'svc_services_by_state', 'state')).toEqual(zeroStates());
     expect(parsed.value('svc_players_total')).toBe(0);
+    expect(parsed.value('svc_state_sync_bytes')).toBe(0);
+    expect(series(parsed, 'svc_state_sync_pushes_total', 'result')).toEqual({ success: 0, failed: 0, conflict: 0, quota: 0 });
     // no groups yet: the per-group families have HELP and TYPE and nothing else
     for (const name of ['svc_services_by_group', 'svc_warmpool_size', 'svc_warmpool_target', 'svc_service_crashes_total', 'svc_scaling_events_total', 'svc_placement_blocked_total']) {
       expect(parsed.families.get(name)!.samples, name).toEqual([]);

@@ -41,6 +41,10 @@ export async function startController(
     port?: number;
     /** Extra lines inside the [api] table. */
     apiToml?: string;
+    /** Extra lines inside the [cluster] table. */
+    clusterToml?: string;
+    /** The cluster token (default CLUSTER_TOKEN; '' for none). */
+    clusterToken?: string;
     env?: Record<string, string>;
     rateLimit?: number;
     jwt?: boolean;
@@ -57,7 +61,8 @@ export async function startController(
     `jwt_enabled = ${options.jwt ?? true}`,
     options.apiToml ?? '',
     '[cluster]',
-    `token = "${CLUSTER_TOKEN}"`,
+    `token = "${options.clusterToken ?? CLUSTER_TOKEN}"`,
+    options.clusterToml ?? '',
   ].join('\n');
   writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];
@@ -72,6 +77,7 @@ export async function startController(
     modules: options.modules,
     timing: options.timing,
     scaling: options.scaling,
+    cluster: options.cluster,
     // POST /api/shutdown is recorded, not obeyed, unless a test asks for the real thing.
     onShutdownRequest: options.realShutdown ? undefined : (options.onShutdownRequest ?? ((reason) => shutdownRequests.push(reason))),
   });

@@ -47,6 +47,11 @@ export class RawWebSocket {
     return client;
   }
 
+  /** Stops reading from the socket (a stalled peer): what the server sends piles up on its side. */
+  stopReading(): void {
+    this.socket.pause();
+  }
+
   /** Sends a masked frame (clients must mask). */
   send(opcode: number, payload: Buffer = Buffer.alloc(0)): void {
     const mask = randomBytes(4);

@@ -35,7 +35,7 @@ export interface ScalingDeps {
   players: Pick<PlayerTracker, 'roster' | 'observe'>;
   limits: () => MachineLimits;
   /** Server List Ping: the number of players online at the port, or null when it does not answer. */
-  ping: (port: number, timeoutMs: number) => Promise<number | null>;
+  ping: (host: string, port: number, timeoutMs: number) => Promise<number | null>;
   /** Scaling pauses while this says so (a stress test runs). */
   paused: () => boolean;
   timing: ScalingTiming;
@@ -173,7 +173,7 @@ export class ScalingEngine {
         fresh.add(service.name);
       } else {
         pings.push(
-          this.deps.ping(service.port, this.deps.timing.pingTimeoutMs).then((online) => {
+          this.deps.ping(service.host, service.port, this.deps.timing.pingTimeoutMs).then((online) => {
             if (online === null) return;
             this.deps.players.observe(service.name, online);
             fresh.add(service.name);

@@ -3,7 +3,7 @@ import type { Logger } from '../../log';
 import type { Group } from '../groups/model';
 import type { GroupStore } from '../groups/store';
 import type { ServiceManager } from '../services/manager';
-import type { ServiceRegistry } from '../services/registry';
+import { LOCAL_NODE, type ServiceRegistry } from '../services/registry';
 import { memoryMaxMb } from '../software/memory';
 import { machineUsage, placementProblem, type MachineLimits } from './placement';
 
@@ -100,7 +100,7 @@ export class WarmPool {
     if (missing <= 0) return;
     const failure = this.failures.get(group.name);
     if (failure && Date.now() < failure.until) return;
-    const problem = placementProblem(this.deps.limits(), machineUsage(registry.all()), memoryMaxMb(group.memory));
+    const problem = placementProblem(this.deps.limits(), machineUsage(registry.all().filter((s) => s.nodeId === LOCAL_NODE)), memoryMaxMb(group.memory));
     if (problem) {
       // A full machine is not an error for a pool: said once, then quiet until it changes.
       if (this.quietBlocked.get(group.name) !== problem) log.info({ group: group.name }, `warm pool not filled: ${problem}`);

@@ -1,15 +1,19 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessHandle } from '../supervisor/process';
-import type { ServiceRecord } from './registry';
+import { LOCAL_NODE, type ServiceRecord } from './registry';
 
 /** `app` is the server's own logs/latest.log; `stdout` is the process output the supervisor captured. */
 export type LogSource = 'app' | 'stdout';
 
 const LOG_TAIL_BYTES = 4 * 1024 * 1024;
 
-/** The last `count` lines of a service's log, reading at most the last few MB of it. */
-export function serviceLogLines(record: Pick<ServiceRecord, 'workDir'>, handle: Pick<ProcessHandle, 'logFile'> | null, source: LogSource, count: number): string[] {
+/**
+ * The last `count` lines of a service's log, reading at most the last few MB of it. A service
+ * on an agent has no files here: both sources give the console lines the agent relayed.
+ */
+export function serviceLogLines(record: Pick<ServiceRecord, 'workDir' | 'nodeId'>, handle: Pick<ProcessHandle, 'logFile' | 'lastLines'> | null, source: LogSource, count: number): string[] {
+  if (record.nodeId !== LOCAL_NODE) return handle?.lastLines(count) ?? [];
   const file = source === 'app' ? join(record.workDir, 'logs', 'latest.log') : (handle?.logFile ?? join(record.workDir, '.svc', 'console.log'));
   return tail(file, count);
 }

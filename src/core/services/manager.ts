@@ -16,7 +16,7 @@ import { decideRestart, DEFAULT_RESTART_TIMING, type RestartPolicy } from '../su
 import { machineUsage, placementProblem, type MachineLimits } from '../scaling/placement';
 import { ACTIVE_STATES, transition, type ServiceState } from './lifecycle';
 import { nextInstanceName } from './names';
-import { newRecord, type ServiceRecord, type ServiceRegistry } from './registry';
+import { LOCAL_NODE, newRecord, type ServiceRecord, type ServiceRegistry } from './registry';
 import { SerialQueue } from './serial';
 import type { PersistedService, ServiceStateFile } from './state-file';
 
@@ -52,6 +52,21 @@ export interface DedicatedSource {
 export interface ProcessLauncher {
   launch(spec: LaunchSpec): Promise<ProcessHandle>;
   reattach(stateDir: string): Promise<{ kind: 'attached'; handle: ProcessHandle } | { kind: 'ended'; exit: { code: number | null } } | { kind: 'unknown'; reason: string }>;
+}
+
+/**
+ * Agents on other machines (`[cluster] enabled`). The manager stays the one supervisor: a
+ * remote service has a ProcessHandle like a local one, so READY detection, stops, kills and
+ * the restart policy are the same code; only placement and the launch differ.
+ */
+export interface RemoteNodes {
+  /** The node a new instance runs on (LOCAL_NODE for this machine); throws ApiError when none fits. */
+  place(group: Group, options: { exclude?: string; target?: string }): string;
+  hostOf(nodeId: string): string;
+  /** Provisions and launches on the node; resolves once the agent reports the process running. */
+  launch(nodeId: string, group: Group, service: { name: string; isStatic: boolean }): Promise<{ handle: ProcessHandle; port: number }>;
+  /** After a controller restart: a handle bound when the node reports the process again. */
+  recover(service: { name: string; nodeId: string; pid: number; startedAt: Date }): ProcessHandle;
 }
 
 export interface ManagerTiming {
@@ -120,6 +135,14 @@ export interface ManagerDeps {
   deployBack?: (group: Group, workDir: string) => Promise<number>;
 }
 
+/** Where a start should run: a chosen node (migration target), or anywhere but one node. */
+export interface StartOptions {
+  target?: string;
+  exclude?: string;
+  /** Keep this instance name (a migration moves the service, it does not make a new one). */
+  name?: string;
+}
+
 /**
  * Runs the services of groups on this machine: names, ports, work dirs, the process, READY
  * detection, graceful stop with a kill that always gets through, and restarts after crashes
@@ -137,6 +160,7 @@ export class ServiceManager {
   private readonly staleWatch: ReturnType<typeof setInterval> | null;
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private remote: RemoteNodes | null = null;
 
   constructor(private readonly deps: ManagerDeps) {
     this.timing = { ...DEFAULT_MANAGER_TIMING, ...deps.timing };
@@ -144,12 +168,17 @@ export class ServiceManager {
     this.staleWatch?.unref();
   }
 
+  /** Agents join the placement (the cluster starts after the manager exists). */
+  useRemoteNodes(remote: RemoteNodes): void {
+    this.remote = remote;
+  }
+
   /**
    * Starts one new instance of a group; resolves once its process runs (STARTING). The group
    * lock covers only the choices that must not race (limit, name, port); the files and the
    * spawn run outside it, in the new service's own queue, so starts of one group overlap.
    */
-  async start(groupName: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
+  async start(groupName: string, actor: Actor, restartCount = 0, options: StartOptions = {}): Promise<ServiceRecord> {
     const group = this.deps.groups.require(groupName);
     if (actor !== 'system') this.quarantined.delete(groupName); // an operator's start clears a quarantine
     const claim = await this.lockOf(groupName).run(async () => {
@@ -158,8 +187,8 @@ export class ServiceManager {
       if (running >= group.maxInstances) {
         throw new ApiError('SERVICE_START_FAILED', `group ${group.name} is at its maximum of ${group.maxInstances} instance(s)`);
       }
-      const warm = this.takeFromPool(group.name);
-      return warm ? { instance: warm, warm: true } : { instance: await this.claimSlot(group, restartCount, false), warm: false };
+      const warm = options.target || options.exclude || options.name ? null : this.takeFromPool(group.name);
+      return warm ? { instance: warm, warm: true } : { instance: await this.claimSlot(group, restartCount, false, options), warm: false };
     });
     const { instance } = claim;
     if (claim.warm) return instance.queue.run(() => this.activate(instance, actor));
@@ -252,22 +281,31 @@ export class ServiceManager {
     throw new ApiError('SERVICE_START_FAILED', `cannot start ${owner}: ${problem}`);
   }
 
+  /** The services on this machine: what `[controller]` limits count (agents have their own). */
   private *instancesRecords(): Iterable<ServiceRecord> {
-    for (const instance of this.instances.values()) yield instance.record;
+    for (const instance of this.instances.values()) if (instance.record.nodeId === LOCAL_NODE) yield instance.record;
   }
 
   /** Under the group lock: a name, a port, and the record in PREPARING (limits checked by the caller). */
-  private async claimSlot(group: Group, restartCount: number, pooled: boolean): Promise<Instance> {
+  private async claimSlot(group: Group, restartCount: number, pooled: boolean, options: StartOptions = {}): Promise<Instance> {
     const { registry, ports } = this.deps;
-    this.checkPlacement(group.name, memoryMaxMb(group.memory));
+    // Warm instances stay on this machine: taking one must be instant, never a network hop.
+    const nodeId = this.remote && !pooled ? this.remote.place(group, options) : LOCAL_NODE;
+    if (nodeId === LOCAL_NODE) this.checkPlacement(group.name, memoryMaxMb(group.memory));
     const kind = SOFTWARE[group.software];
-    const { name, reuses } = nextInstanceName(group.name, registry.ofGroup(group.name));
+    const { name, reuses } = options.name && !registry.get(options.name) ? { name: options.name, reuses: null } : nextInstanceName(group.name, registry.ofGroup(group.name));
     if (reuses) void this.forget(reuses, { removeWorkDir: true }); // the new instance gets a fresh dir: no need to wait
-    const port = await ports.lease(kind.isProxy ? 'proxy' : 'backend', name);
     const isStatic = group.type === 'STATIC';
-    const workDir = isStatic ? join(this.deps.servicesDir, 'static', name) : join(this.deps.servicesDir, 'temp', `${name}_${randomBytes(4).toString('hex')}`);
+    const remote = nodeId !== LOCAL_NODE;
+    // A remote instance's port and folder are the agent's to choose; they arrive with its launch report.
+    const port = remote ? 0 : await ports.lease(kind.isProxy ? 'proxy' : 'backend', name);
+    const workDir = remote ? '' : isStatic ? join(this.deps.servicesDir, 'static', name) : join(this.deps.servicesDir, 'temp', `${name}_${randomBytes(4).toString('hex')}`);
     const record = newRecord({ name, group: group.name, port, workDir, isStatic, isProxy: kind.isProxy, memoryMaxMb: memoryMaxMb(group.memory), restartCount });
     record.pooled = pooled;
+    if (remote) {
+      record.nodeId = nodeId;
+      record.host = this.remote!.hostOf(nodeId);
+    }
     return this.register(record, kind, pooled);
   }
 
@@ -336,8 +374,14 @@ export class ServiceManager {
     const { ports, bus } = this.deps;
     try {
       if (this.closed) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
-      const plan = await prepare();
-      instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
+      if (record.nodeId !== LOCAL_NODE) {
+        const launched = await this.remote!.launch(record.nodeId, group, { name, isStatic: record.isStatic });
+        instance.handle = launched.handle;
+        record.port = launched.port;
+      } else {
+        const plan = await prepare();
+        instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
+      }
     } catch (error) {
       const reason = error instanceof ApiError ? error.message : `could not start: ${(error as Error).message}`;
       record.diagnosis = reason;
@@ -353,7 +397,7 @@ export class ServiceManager {
       this.persistNow(); // a new process is on disk before anything else happens
     } else {
       this.move(instance, 'STARTING');
-      bus.publish('SERVICE_STARTING', { service: name, group: group.name, port }, actor);
+      bus.publish('SERVICE_STARTING', { service: name, group: group.name, port: record.port }, actor);
     }
     this.watch(instance, group);
     return record;
@@ -503,7 +547,7 @@ export class ServiceManager {
    */
   private async deployIfAsked(instance: Instance): Promise<void> {
     const { record } = instance;
-    if (record.isDedicated || record.pooled || !this.deps.deployBack) return;
+    if (record.isDedicated || record.pooled || record.nodeId !== LOCAL_NODE || !this.deps.deployBack) return;
     const group = this.deps.groups.get(record.group);
     if (!group?.deployOnStop) return;
     try {
@@ -562,6 +606,24 @@ export class ServiceManager {
     const { group, isDedicated } = this.require(name).record;
     await this.stop(name, actor);
     return isDedicated ? this.startDedicated(name, actor) : this.start(group, actor);
+  }
+
+  /**
+   * Moves a group instance to another node: the target (or the strategy's choice, never the
+   * node it is on) is checked first, so a move that cannot happen leaves the service running;
+   * then a graceful stop, and a start there under the same name.
+   */
+  async migrate(name: string, actor: Actor, target?: string): Promise<ServiceRecord> {
+    const { record } = this.require(name);
+    if (!this.remote) throw new ApiError('CLUSTER_NOT_ENABLED', 'migration needs the cluster: set [cluster] enabled = true and connect an agent');
+    if (record.isDedicated) throw new ApiError('SERVICE_START_FAILED', `${name} is a dedicated service: it lives in its own directory on the controller's machine and cannot move`);
+    if (record.pooled || !ACTIVE_STATES.has(record.state)) throw new ApiError('SERVICE_NOT_READY', `${name} is ${record.state}; only a running instance can be migrated`);
+    if (target === record.nodeId) throw new ApiError('SERVICE_START_FAILED', `${name} already runs on node ${target}`);
+    const group = this.deps.groups.require(record.group);
+    // Throws (NODE_NOT_FOUND, or why nothing fits) before anything is stopped.
+    const destination = this.remote.place(group, target ? { target } : { exclude: record.nodeId });
+    await this.stop(name, actor, { drain: record.playerCount > 0 });
+    return this.start(group.name, actor, 0, { target: destination, name });
   }
 
   exec(name: string, command: string): void {
@@ -707,6 +769,7 @@ export class ServiceManager {
         isDedicated: record.isDedicated,
         pooled: record.pooled,
         proxyEnabled: record.proxyEnabled,
+        ...(record.nodeId !== LOCAL_NODE ? { nodeId: record.nodeId, pid: record.pid ?? 0, startedAt: record.startedAt?.getTime() ?? Date.now() } : {}),
       });
     }
     try {
@@ -726,7 +789,7 @@ export class ServiceManager {
     if (problem) this.deps.log.warn(problem);
     for (const entry of services) {
       const group = entry.isDedicated ? this.deps.dedicated?.launchOf(entry.name)?.policy : this.deps.groups.get(entry.group);
-      const outcome = await this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
+      const outcome = await this.reattachEntry(entry);
       if (outcome.kind === 'unknown' || !group) {
         const gone = entry.isDedicated ? `dedicated service ${entry.name} no longer exists` : `group ${entry.group} no longer exists`;
         this.deps.log.warn({ service: entry.name }, `not recovered: ${outcome.kind === 'unknown' ? outcome.reason : gone}`);
@@ -739,6 +802,10 @@ export class ServiceManager {
       record.proxyEnabled = entry.proxyEnabled ?? true;
       record.state = recoveredState(entry.state, record.pooled);
       record.customState = entry.customState;
+      if (entry.nodeId && entry.nodeId !== LOCAL_NODE) {
+        record.nodeId = entry.nodeId;
+        record.host = this.remote!.hostOf(entry.nodeId);
+      }
       const instance = this.register(record, kind, record.pooled && record.state === 'PREPARING');
       if (outcome.kind === 'ended') {
         this.deps.log.warn({ service: record.name, exitCode: outcome.exit.code }, 'ended while the controller was away');
@@ -746,7 +813,7 @@ export class ServiceManager {
         continue;
       }
       instance.handle = outcome.handle;
-      this.deps.ports.adopt(record.port, record.name);
+      if (record.nodeId === LOCAL_NODE) this.deps.ports.adopt(record.port, record.name);
       record.pid = outcome.handle.pid;
       record.startedAt = outcome.handle.startedAt;
       if (record.state === 'READY') record.readyAt = new Date();
@@ -758,6 +825,15 @@ export class ServiceManager {
       this.deps.log.info({ service: record.name, pid: record.pid, port: record.port }, 'recovered a running service');
     }
     this.persistNow();
+  }
+
+  /** A local service's process found again from its state dir; a remote one handed to the cluster, which binds it when its node reports it. */
+  private async reattachEntry(entry: PersistedService): ReturnType<ProcessLauncher['reattach']> {
+    if (!entry.nodeId || entry.nodeId === LOCAL_NODE) {
+      return this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
+    }
+    if (!this.remote) return { kind: 'unknown', reason: `it ran on node ${entry.nodeId} and the cluster is not enabled` };
+    return { kind: 'attached', handle: this.remote.recover({ name: entry.name, nodeId: entry.nodeId, pid: entry.pid ?? 0, startedAt: new Date(entry.startedAt ?? Date.now()) }) };
   }
 
   /**
@@ -829,7 +905,7 @@ export class ServiceManager {
     this.instances.delete(name);
     this.deps.registry.remove(name);
     this.persistSoon();
-    if (!options.removeWorkDir || !instance || instance.record.isStatic) return Promise.resolve();
+    if (!options.removeWorkDir || !instance || instance.record.isStatic || instance.record.nodeId !== LOCAL_NODE) return Promise.resolve();
     const { workDir } = instance.record;
     return rm(workDir, { recursive: true, force: true }).catch((error: unknown) => this.deps.log.warn({ service: name, err: error }, `could not delete the work dir ${workDir}`));
   }

@@ -5,7 +5,7 @@ import { SOFTWARE } from '../software/kinds';
 import { forwardingModeFor } from '../templates/forwarding-mode';
 import { loadForwardingSecret } from '../templates/forwarding-secret';
 import { patchProxy } from '../templates/patches';
-import type { ServiceRegistry } from './registry';
+import { LOCAL_NODE, type ServiceRegistry } from './registry';
 
 /** Backend changes that alter a proxy's server list. */
 const TRIGGERS = new Set(['SERVICE_READY', 'SERVICE_STOPPED', 'SERVICE_CRASHED', 'SERVICE_DRAINING', 'GROUP_UPDATED', 'GROUP_DELETED']);
@@ -41,6 +41,8 @@ export function keepProxiesInSync(deps: ProxySyncDeps): () => void {
     const versions = deps.groups.list().filter((g) => !SOFTWARE[g.software].isProxy).map((g) => g.version);
     for (const proxy of deps.registry.all()) {
       if (!proxy.isProxy || (proxy.state !== 'READY' && proxy.state !== 'STARTING')) continue;
+      // A proxy on an agent has its files there; its bridge learns the server list from the API.
+      if (proxy.nodeId !== LOCAL_NODE) continue;
       try {
         const changed = patchProxy(proxy.workDir, { port: proxy.port, forwarding: forwardingModeFor(versions), servers, secret: loadForwardingSecret(deps.dataDir) });
         if (changed.includes('velocity.toml') && proxy.state === 'READY') deps.exec(proxy.name, 'velocity reload');

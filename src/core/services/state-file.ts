@@ -19,6 +19,10 @@ export const PersistedServiceSchema = Type.Object({
   isDedicated: Type.Optional(Type.Boolean()),
   pooled: Type.Optional(Type.Boolean()),
   proxyEnabled: Type.Optional(Type.Boolean()),
+  /** A service on an agent: its node, and the pid and start the agent reported. */
+  nodeId: Type.Optional(Type.String()),
+  pid: Type.Optional(Type.Integer()),
+  startedAt: Type.Optional(Type.Integer()),
 });
 export type PersistedService = Static<typeof PersistedServiceSchema>;
 

@@ -6,6 +6,17 @@ import { LOCAL_NODE, type ServiceRecord } from './registry';
 /** TPS below this counts as unhealthy (the doctor's threshold too). */
 export const HEALTHY_TPS = 15;
 
+/** State sync facts of a service of a STATIC group with `sync.enabled` (see src/cluster/state-sync). */
+export const SyncViewSchema = Type.Object({
+  lastPushAt: Type.Union([Type.String(), Type.Null()], { description: 'ISO time of the last committed push; null before the first' }),
+  lastPushBytes: Type.Integer({ description: 'bytes uploaded by the last push' }),
+  lastPushFiles: Type.Integer({ description: 'files uploaded by the last push' }),
+  canonicalSizeBytes: Type.Integer({ description: "size of the controller's canonical copy" }),
+});
+export type SyncView = Static<typeof SyncViewSchema>;
+/** The sync facts of a service, undefined when its group does not sync. */
+export type SyncLookup = (record: Pick<ServiceRecord, 'name' | 'group'>) => SyncView | undefined;
+
 export const ServiceViewSchema = Type.Object({
   name: Type.String(),
   groupName: Type.String(),
@@ -26,6 +37,7 @@ export const ServiceViewSchema = Type.Object({
   isDedicated: Type.Boolean(),
   proxyEnabled: Type.Boolean(),
   diagnosis: Type.Union([Type.String(), Type.Null()], { description: 'why it last failed, when it did' }),
+  sync: Type.Optional(SyncViewSchema),
 });
 export type ServiceView = Static<typeof ServiceViewSchema>;
 
@@ -35,8 +47,9 @@ export function memoryUsedMb(record: Pick<ServiceRecord, 'memoryUsedMb' | 'nodeI
   return residentMemoryMb(record.pid);
 }
 
-/** The API form of a service record, with live memory from the process table. */
-export function serviceView(record: ServiceRecord, now = Date.now()): ServiceView {
+/** The API form of a service record, with live memory from the process table (and sync facts when `sync` is given). */
+export function serviceView(record: ServiceRecord, now = Date.now(), sync?: SyncLookup): ServiceView {
+  const facts = sync?.(record);
   return {
     name: record.name,
     groupName: record.group,
@@ -57,5 +70,6 @@ export function serviceView(record: ServiceRecord, now = Date.now()): ServiceVie
     isDedicated: record.isDedicated,
     proxyEnabled: !record.isProxy && record.proxyEnabled,
     diagnosis: record.diagnosis,
+    ...(facts ? { sync: facts } : {}),
   };
 }

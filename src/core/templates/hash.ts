@@ -14,11 +14,16 @@ import { walkTemplate } from './walk';
  * `global`): changing either side alone would make every agent see a stale template.
  */
 export function hashedTemplateNames(group: Group): string[] {
-  const kind = SOFTWARE[group.software];
+  return hashedNames(group.software, templateStack(group));
+}
+
+/** The same order for a software kind and a stack (one template, for the agents' per-template hash). */
+export function hashedNames(software: Group['software'], stack: readonly string[]): string[] {
+  const kind = SOFTWARE[software];
   const names: string[] = [];
   if (kind.templateOverlay === 'global' || kind.isProxy) names.push('global');
   if (kind.isProxy) names.push('global_proxy');
-  return [...names, ...templateStack(group)];
+  return [...names, ...stack];
 }
 
 /** SHA-256 hex of the group's templates (see `hashDirectories`); missing folders add nothing. */

@@ -15,6 +15,8 @@ const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(mi
 
 export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute[] {
   const { services, bus } = kernel;
+  /** State-sync facts for services of STATIC groups with sync enabled. */
+  const syncOf = (s: { name: string; group: string }) => kernel.stateSync.viewOf(s);
   const record = (name: string) => {
     const found = services.get(name);
     if (!found) throw new ApiError('SERVICE_NOT_FOUND', `service "${name}" does not exist`);
@@ -38,7 +40,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         const list = services
           .all()
           .filter((s) => (query.group === undefined || s.group === query.group) && (query.state === undefined || s.state === query.state) && (query.customState === undefined || s.customState === query.customState))
-          .map((s) => serviceView(s));
+          .map((s) => serviceView(s, Date.now(), syncOf));
         return { services: list, total: list.length };
       },
     }),
@@ -80,7 +82,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       summary: 'One service',
       params: Name,
       response: { 200: ServiceViewSchema },
-      handler: ({ params }) => serviceView(record(params.name)),
+      handler: ({ params }) => serviceView(record(params.name), Date.now(), syncOf),
     }),
     defineRoute({
       method: 'POST',

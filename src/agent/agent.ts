@@ -1,0 +1,207 @@
+import { arch, cpus, freemem, hostname, loadavg, platform, release, totalmem } from 'node:os';
+import type { Logger } from '../log';
+import { VERSION } from '../version';
+import { parseControllerMessage, PROTOCOL_VERSION, type AgentMessage, type ControllerMessage } from '../cluster/protocol';
+import type { AgentConfig } from './config';
+import { maxMemoryMb } from './config';
+import type { LocalServices } from './local-services';
+import type { Pinned } from './trust';
+
+export interface AgentTiming {
+  /** First reconnect wait; doubles up to maxBackoffMs. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Lines of one service collected within a tick are sent as one frame. */
+const MAX_LINES_PER_FRAME = 500;
+
+/**
+ * The agent's side of the channel: logs in (AUTH_REQUEST with what it runs, so the controller
+ * can reconcile), answers heartbeats, carries out commands, relays lines and exits. The
+ * connection is re-made with backoff forever; the services never depend on it.
+ */
+export class AgentConnection {
+  private socket: WebSocket | null = null;
+  private accepted = false;
+  private backoffMs: number;
+  private closed = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private silenceTimer: ReturnType<typeof setTimeout> | null = null;
+  private heartbeatIntervalMs = 5000;
+  private readonly pendingLines = new Map<string, string[]>();
+  private flushScheduled = false;
+  /** Set when the controller refuses us for a reason retrying will not fix by itself. */
+  lastRefusal: string | null = null;
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly pinned: Pinned,
+    private readonly services: LocalServices,
+    private readonly log: Logger,
+    private readonly timing: AgentTiming = { backoffMs: 1000, maxBackoffMs: 30_000 },
+    private readonly onShutdown: (reason: string) => void = () => undefined,
+  ) {
+    this.backoffMs = timing.backoffMs;
+  }
+
+  get connected(): boolean {
+    return this.accepted;
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.socket?.close(1000, 'agent stopping');
+  }
+
+  /** A line from a service: batched per tick, dropped while disconnected (it stays in the service's log file). */
+  line(serviceName: string, line: string): void {
+    if (!this.accepted) return;
+    const lines = this.pendingLines.get(serviceName) ?? [];
+    lines.push(line);
+    this.pendingLines.set(serviceName, lines);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushLines());
+  }
+
+  exited(serviceName: string, code: number | null): void {
+    this.flushLines();
+    this.send({ type: 'SERVICE_STATE_CHANGED', serviceName, state: 'EXITED', exitCode: code });
+  }
+
+  private flushLines(): void {
+    this.flushScheduled = false;
+    for (const [serviceName, lines] of this.pendingLines) {
+      for (let i = 0; i < lines.length; i += MAX_LINES_PER_FRAME) this.send({ type: 'SERVICE_STDOUT', serviceName, lines: lines.slice(i, i + MAX_LINES_PER_FRAME) });
+    }
+    this.pendingLines.clear();
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const tls = this.pinned.certPem ? { tls: { ca: this.pinned.certPem } } : {};
+    const socket = new WebSocket(this.pinned.wsUrl, tls as ConstructorParameters<typeof WebSocket>[1]);
+    this.socket = socket;
+    socket.addEventListener('open', () => {
+      this.send({
+        type: 'AUTH_REQUEST',
+        protocolVersion: PROTOCOL_VERSION,
+        token: this.config.agent.token,
+        nodeName: this.config.agent.node_name,
+        agentVersion: VERSION,
+        maxMemory: maxMemoryMb(this.config),
+        maxServices: this.config.agent.max_services,
+        currentServices: this.services.count,
+        os: platform(),
+        arch: arch(),
+        hostname: hostname(),
+        osVersion: release(),
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        availableProcessors: cpus().length,
+        systemMemoryTotalMb: Math.round(totalmem() / 1048576),
+        publicHost: this.config.agent.public_host,
+        runningServices: this.services.running(),
+      }, true);
+    });
+    socket.addEventListener('message', (event) => {
+      this.alive();
+      const parsed = parseControllerMessage(typeof event.data === 'string' ? event.data : Buffer.from(event.data as ArrayBuffer));
+      if (!parsed.ok) {
+        this.log.warn(`controller frame ignored: ${parsed.reason}`);
+        return;
+      }
+      void this.handle(parsed.message);
+    });
+    socket.addEventListener('error', (event) => {
+      const message = (event as ErrorEvent).message ?? 'connection error';
+      const pinHint = /certificate|TLS/i.test(message) && this.pinned.certPem ? ` (the controller did not present the pinned certificate ${this.pinned.fingerprint}; if it was replaced on purpose, remove data/pinned.json)` : '';
+      this.log.warn({ url: this.pinned.wsUrl }, `cluster connection failed: ${message}${pinHint}`);
+    });
+    socket.addEventListener('close', (event) => {
+      if (this.socket !== socket) return;
+      const wasAccepted = this.accepted;
+      this.accepted = false;
+      this.socket = null;
+      if (this.silenceTimer) clearTimeout(this.silenceTimer);
+      if (this.closed) return;
+      if (wasAccepted) this.backoffMs = this.timing.backoffMs;
+      this.log.warn({ code: event.code, reason: event.reason }, `disconnected from the controller; retrying in ${Math.round(this.backoffMs / 1000)} s`);
+      this.reconnectTimer = setTimeout(() => this.connect(), this.backoffMs);
+      this.backoffMs = Math.min(this.timing.maxBackoffMs, this.backoffMs * 2);
+    });
+  }
+
+  /** A controller silent for three heartbeat periods is gone even if TCP has not noticed. */
+  private alive(): void {
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(() => this.socket?.close(4003, 'controller silent'), this.heartbeatIntervalMs * 3);
+  }
+
+  private async handle(message: ControllerMessage): Promise<void> {
+    switch (message.type) {
+      case 'AUTH_RESPONSE':
+        if (!message.accepted) {
+          this.lastRefusal = message.reason;
+          this.log.error(`the controller refused this agent: ${message.reason}`);
+          return;
+        }
+        this.accepted = true;
+        this.lastRefusal = null;
+        this.heartbeatIntervalMs = message.heartbeatInterval;
+        this.alive();
+        this.log.info({ nodeId: message.nodeId, services: this.services.count }, 'connected to the controller');
+        return;
+      case 'HEARTBEAT_REQUEST':
+        return this.heartbeat();
+      case 'START_SERVICE':
+        try {
+          const started = await this.services.start(message);
+          this.send({ type: 'SERVICE_STATE_CHANGED', serviceName: message.serviceName, state: 'RUNNING', requestId: message.requestId, ...started });
+        } catch (error) {
+          this.log.error({ service: message.serviceName, err: error }, 'start failed');
+          this.send({ type: 'SERVICE_STATE_CHANGED', serviceName: message.serviceName, state: 'FAILED', requestId: message.requestId, reason: (error as Error).message.slice(0, 4000) });
+        }
+        return;
+      case 'SEND_COMMAND':
+        try {
+          this.services.write(message.serviceName, message.command);
+        } catch (error) {
+          this.log.warn({ service: message.serviceName }, `command not delivered: ${(error as Error).message}`);
+        }
+        return;
+      case 'SIGNAL_SERVICE':
+        return this.services.signal(message.serviceName, message.signal);
+      case 'STOP_SERVICE':
+        return this.services.stop(message.serviceName, message.stopCommand, message.timeoutSeconds * 1000);
+      case 'SHUTDOWN_AGENT':
+        this.log.warn(`the controller asked this agent to shut down: ${message.reason}`);
+        return this.onShutdown(message.reason);
+    }
+  }
+
+  private heartbeat(): void {
+    // The one-minute load per core, 0..1: the machine's busyness, which is what placement cares about.
+    const load = loadavg()[0] ?? 0;
+    this.send({
+      type: 'HEARTBEAT_RESPONSE',
+      timestamp: Date.now(),
+      cpuUsage: Math.min(1, load / Math.max(1, cpus().length)),
+      memoryUsedMb: Math.round((totalmem() - freemem()) / 1048576),
+      memoryTotalMb: Math.round(totalmem() / 1048576),
+      services: this.services.running(),
+    });
+  }
+
+  private send(message: AgentMessage, beforeAuth = false): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || (!this.accepted && !beforeAuth)) return;
+    socket.send(JSON.stringify(message));
+  }
+}

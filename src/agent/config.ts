@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Type as T, type Static } from '@sinclair/typebox';
+import { ConfigError, parseTomlAgainst } from '../config/load';
+import { writeFileAtomic } from '../config/write';
+import { JavaSection } from '../config/schema';
+import { parseMemory } from '../core/software/memory';
+
+const Str = (d: string, description: string) => T.String({ default: d, description });
+
+export const AgentSection = T.Object({
+  controller: Str('http://127.0.0.1:8080', 'REST address of the controller (the bootstrap and template routes)'),
+  token: Str('', 'the cluster token ([cluster] token of the controller); SVC_CLUSTER_TOKEN wins'),
+  node_name: T.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', default: 'node-1', description: 'this node\'s id, unique in the cluster' }),
+  max_memory: T.String({ pattern: '^\\d+[MmGg]$', default: '8G', description: 'heap the services on this node may take together' }),
+  max_services: T.Integer({ minimum: 0, default: 10, description: 'services this node runs at most (0 = no limit)' }),
+  fingerprint: Str('', 'the controller certificate\'s SHA-256 fingerprint; blank = trust it on first use and pin it'),
+  public_host: Str('', 'address proxies and players reach this machine at (blank = as the controller sees it)'),
+  backend_port_start: T.Integer({ minimum: 1, maximum: 65535, default: 30000, description: 'first port handed to services here' }),
+});
+
+export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection });
+export type AgentConfig = Static<typeof AgentConfigSchema>;
+
+export const DEFAULT_AGENT_TOML = `# svc agent: runs services for a controller on this machine.
+[agent]
+# REST address of the controller.
+controller = "http://127.0.0.1:8080"
+# The controller's [cluster] token (SVC_CLUSTER_TOKEN wins).
+token = ""
+node_name = "node-1"
+max_memory = "8G"
+max_services = 10
+# Blank: trust the controller's certificate on first contact and pin it (data/pinned.json).
+fingerprint = ""
+public_host = ""
+backend_port_start = 30000
+
+[java]
+java_16 = ""
+java_17 = ""
+java_21 = ""
+`;
+
+/** Reads agent.toml (written with defaults on first start); SVC_CLUSTER_TOKEN overrides the token. */
+export function loadAgentConfig(path: string, env: Record<string, string | undefined>): { config: AgentConfig; warnings: string[]; created: boolean } {
+  const created = !existsSync(path);
+  if (created) writeFileAtomic(path, DEFAULT_AGENT_TOML);
+  const { value, warnings } = parseTomlAgainst(AgentConfigSchema, readFileSync(path, 'utf8'), path);
+  const config = value as unknown as AgentConfig;
+  if (env.SVC_CLUSTER_TOKEN) config.agent.token = env.SVC_CLUSTER_TOKEN;
+  try {
+    new URL(config.agent.controller);
+  } catch {
+    throw new ConfigError(`${path}: agent.controller "${config.agent.controller}" is not a URL (e.g. http://controller.example:8080)`);
+  }
+  if (config.agent.token === '') throw new ConfigError(`${path}: agent.token is blank: copy the controller's [cluster] token here or set SVC_CLUSTER_TOKEN`);
+  return { config, warnings, created };
+}
+
+export function maxMemoryMb(config: AgentConfig): number {
+  return parseMemory(config.agent.max_memory);
+}

@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '../log';
+import { loadAgentConfig, type AgentConfig } from './config';
+import { establishTrust } from './trust';
+import { TemplateCache } from './template-cache';
+import { LocalServices } from './local-services';
+import { AgentConnection, type AgentTiming } from './agent';
+import { pullState, pushState } from '../cluster/state-sync/client';
+
+export interface RunningAgent {
+  readonly config: AgentConfig;
+  readonly connection: AgentConnection;
+  readonly services: LocalServices;
+  readonly log: Logger;
+  /** Leaves the services running (they are re-attached next start) unless `stopServices`. */
+  stop(options?: { stopServices?: boolean }): Promise<void>;
+}
+
+/**
+ * `svc agent`: reads agent.toml, pins the controller's certificate (trust on first use),
+ * re-attaches the services the last agent process left, then connects and keeps connecting.
+ */
+export async function startAgent(options: { dir: string; configPath: string; env: Record<string, string | undefined>; timing?: AgentTiming; onShutdown?: (reason: string) => void }): Promise<RunningAgent> {
+  const { config, warnings, created } = loadAgentConfig(options.configPath, options.env);
+  const log = createLogger({ format: options.env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty', colored: false, dir: join(options.dir, 'logs'), level: options.env.SVC_LOG_LEVEL });
+  if (created) log.info({ file: options.configPath }, 'first launch: wrote the default agent configuration');
+  for (const warning of warnings) log.warn(warning);
+  const dataDir = join(options.dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const pinned = await establishTrust({ dataDir, controller: config.agent.controller, token: config.agent.token, fingerprint: config.agent.fingerprint });
+  log.info({ fingerprint: pinned.fingerprint || '(plain ws)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
+  const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), config.agent.controller, config.agent.token);
+  let connection: AgentConnection | undefined;
+  const services = new LocalServices({
+    dir: options.dir,
+    log: log.child({ area: 'services' }),
+    templates,
+    java: config.java,
+    controllerUrl: config.agent.controller,
+    backendPortStart: config.agent.backend_port_start,
+    onLine: (service, line) => connection?.line(service, line),
+    pullState: async (service, dir, excludes) => {
+      const pulled = await pullState({ baseUrl: config.agent.controller, token: config.agent.token, service, dir, excludes });
+      log.info({ service, downloaded: pulled.downloaded.length, deleted: pulled.deleted.length }, 'state pulled from the controller');
+    },
+    pushState: async (service, dir, excludes) => {
+      const pushed = await pushState({ baseUrl: config.agent.controller, token: config.agent.token, service, dir, excludes });
+      log.info({ service, files: pushed.filesReceived, bytes: pushed.bytesReceived }, 'state pushed to the controller');
+    },
+    onExit: (service, code) => connection?.exited(service, code),
+  });
+  await services.recover();
+  connection = new AgentConnection(config, pinned, services, log.child({ area: 'agent' }), options.timing, options.onShutdown);
+  connection.start();
+  return {
+    config,
+    connection,
+    services,
+    log,
+    async stop(stopOptions = {}) {
+      connection!.close();
+      if (stopOptions.stopServices) await services.stopAll(30_000);
+      else services.detachAll();
+      log.flush();
+    },
+  };
+}

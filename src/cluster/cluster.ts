@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../errors';
+import type { EventBus } from '../events/bus';
+import type { Logger } from '../log';
+import type { Config } from '../config/schema';
+import { LOCAL_NODE, type ServiceRegistry } from '../core/services/registry';
+import type { MachineLimits } from '../core/scaling/placement';
+import { ACTIVE_STATES } from '../core/services/lifecycle';
+import { applyHeartbeat, nodeFromAuth, type ClusterNode } from './node';
+import { choosePlacement, type Candidate } from './placement';
+import type { AuthRequestMessage, HeartbeatResponseMessage, RunningService, ServiceStateChangedMessage, StartServiceMessage } from './protocol';
+import { RemoteProcessHandle, type AgentLink } from './remote-handle';
+
+export interface ClusterTiming {
+  heartbeatIntervalMs: number;
+  nodeTimeoutMs: number;
+  reconciliationDelayMs: number;
+  /** How long an agent may take to provision and launch (template download included). */
+  startTimeoutMs: number;
+}
+
+export interface ClusterDeps {
+  config: Config['cluster'];
+  bus: EventBus;
+  log: Logger;
+  registry: ServiceRegistry;
+  /** This machine's `[controller]` limits, for placement beside the agents. */
+  localLimits: () => MachineLimits;
+  timing?: Partial<ClusterTiming>;
+}
+
+interface NodeState {
+  node: ClusterNode;
+  link: AgentLink | null;
+  /** When it went away (for node_timeout); null while connected. */
+  lostAt: number | null;
+  close: ((code: number, reason: string) => void) | null;
+}
+
+interface PendingStart {
+  nodeId: string;
+  resolve: (value: { handle: RemoteProcessHandle; port: number }) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The controller's view of its agents: who is connected, what runs where, placement, and the
+ * remote process handles the manager supervises. A node that stops heartbeating for
+ * `node_timeout`, or leaves and does not return within it, has failed: its services end (the
+ * manager then applies the restart policy, which places them again elsewhere).
+ *
+ * Reconciliation when a node logs in: a process it reports that the controller holds a handle
+ * for is adopted again; one it reports that nobody owns (re-placed meanwhile, or stopped) is
+ * stopped; a handle on that node it does not report ended while nobody watched.
+ */
+export class Cluster {
+  private readonly nodes = new Map<string, NodeState>();
+  private readonly handles = new Map<string, RemoteProcessHandle>();
+  private readonly starts = new Map<string, PendingStart>();
+  private readonly timing: ClusterTiming;
+  private lastChosen: string | undefined;
+  private lastBroadcast = 0;
+  private readonly watchdog: ReturnType<typeof setInterval>;
+  private readonly recoveryDeadline: number;
+
+  constructor(private readonly deps: ClusterDeps) {
+    this.timing = {
+      heartbeatIntervalMs: deps.config.heartbeat_interval,
+      nodeTimeoutMs: deps.config.node_timeout,
+      reconciliationDelayMs: deps.config.reconciliation_delay,
+      startTimeoutMs: 180_000,
+      ...deps.timing,
+    };
+    this.recoveryDeadline = Date.now() + this.timing.reconciliationDelayMs;
+    this.watchdog = setInterval(() => this.tick(Date.now()), Math.min(this.timing.heartbeatIntervalMs, 1000));
+    this.watchdog.unref();
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.timing.heartbeatIntervalMs;
+  }
+
+  list(): ClusterNode[] {
+    return [...this.nodes.values()].map((s) => s.node).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+  }
+
+  get(nodeId: string): ClusterNode | undefined {
+    return this.nodes.get(nodeId)?.node;
+  }
+
+  isConnected(nodeId: string): boolean {
+    return this.nodes.get(nodeId)?.link != null;
+  }
+
+  /** A node passed authentication: recorded, then reconciled against what it runs. */
+  connected(request: AuthRequestMessage, remoteAddress: string, link: AgentLink, close: (code: number, reason: string) => void): ClusterNode {
+    const now = Date.now();
+    const previous = this.nodes.get(request.nodeName);
+    if (previous?.close) previous.close(4001, 'replaced by a new connection of the same node');
+    const node = nodeFromAuth(request, remoteAddress, now);
+    this.nodes.set(node.nodeId, { node, link, lostAt: null, close });
+    this.deps.log.info({ nodeId: node.nodeId, host: node.host, services: request.runningServices.length }, 'node connected');
+    this.deps.bus.publish('NODE_CONNECTED', { nodeId: node.nodeId, host: node.host });
+    this.reconcile(node.nodeId, link, request.runningServices);
+    return node;
+  }
+
+  /** The node's socket closed; its services are presumed running until node_timeout. */
+  disconnected(nodeId: string, link: AgentLink, reason: string): void {
+    const state = this.nodes.get(nodeId);
+    if (!state || state.link !== link) return; // a replaced connection
+    state.link = null;
+    state.close = null;
+    state.lostAt = Date.now();
+    state.node.connected = false;
+    for (const handle of this.handlesOn(nodeId)) handle.detach();
+    for (const [id, start] of this.starts) {
+      if (start.nodeId !== nodeId) continue;
+      clearTimeout(start.timer);
+      this.starts.delete(id);
+      start.reject(new Error(`node ${nodeId} disconnected during the start`));
+    }
+    this.deps.log.warn({ nodeId, reason }, `node disconnected; its services are failed unless it returns within ${this.timing.nodeTimeoutMs} ms`);
+    this.deps.bus.publish('NODE_DISCONNECTED', { nodeId });
+  }
+
+  heartbeat(nodeId: string, beat: HeartbeatResponseMessage): void {
+    const state = this.nodes.get(nodeId);
+    if (!state) return;
+    applyHeartbeat(state.node, beat, Date.now());
+    for (const service of beat.services) {
+      const record = this.deps.registry.get(service.serviceName);
+      if (record && record.nodeId === nodeId && service.memoryUsedMb !== undefined) record.memoryUsedMb = service.memoryUsedMb;
+    }
+    this.deps.bus.publish('NODE_HEARTBEAT', { nodeId, cpuUsage: beat.cpuUsage, services: beat.services.length });
+  }
+
+  stdout(nodeId: string, serviceName: string, lines: readonly string[]): void {
+    const handle = this.handles.get(serviceName);
+    if (handle?.nodeId === nodeId) handle.deliver(lines);
+  }
+
+  stateChanged(nodeId: string, message: ServiceStateChangedMessage): void {
+    if (message.requestId) {
+      const start = this.starts.get(message.requestId);
+      if (!start || start.nodeId !== nodeId) return;
+      this.starts.delete(message.requestId);
+      clearTimeout(start.timer);
+      if (message.state === 'RUNNING' && message.pid && message.port) {
+        const handle = this.track(message.serviceName, nodeId, message.pid, new Date(message.startedAt ?? Date.now()));
+        start.resolve({ handle, port: message.port });
+      } else {
+        start.reject(new Error(message.reason || `the agent could not start ${message.serviceName}`));
+      }
+      return;
+    }
+    if (message.state === 'EXITED') {
+      const handle = this.handles.get(message.serviceName);
+      if (handle?.nodeId === nodeId) handle.end(message.exitCode ?? null);
+    }
+  }
+
+  /** Where a new instance of a group goes (placement.node / fallback, else the strategy). */
+  place(request: { memoryMb: number; preferredNode: string; fallback: 'wait' | 'local' | 'fail'; exclude?: string; target?: string }): string {
+    if (request.target) {
+      if (request.target !== LOCAL_NODE && !this.nodes.has(request.target)) throw new ApiError('NODE_NOT_FOUND', `node "${request.target}" is not known; GET /api/nodes lists the nodes`);
+    }
+    const decision = choosePlacement(this.candidates(), {
+      memoryMb: request.memoryMb,
+      strategy: this.deps.config.placement_strategy,
+      preferredNode: request.target ?? request.preferredNode,
+      fallback: request.target ? 'fail' : request.fallback,
+      exclude: request.exclude,
+      lastChosen: this.lastChosen,
+    }, LOCAL_NODE);
+    if (!decision.ok) throw new ApiError('SERVICE_START_FAILED', decision.reason);
+    this.lastChosen = decision.nodeId;
+    return decision.nodeId;
+  }
+
+  /**
+   * The limits of the whole cluster (this machine plus every connected node; a node without a
+   * limit makes the total unlimited): what the scaling engine weighs a scale-up against. The
+   * start itself then picks the node.
+   */
+  capacity(): MachineLimits {
+    const local = this.deps.localLimits();
+    let maxServices = local.maxServices;
+    let maxMemoryMb = local.maxMemoryMb;
+    for (const { node, link } of this.nodes.values()) {
+      if (!link) continue;
+      maxServices += node.maxServices > 0 ? node.maxServices : Number.POSITIVE_INFINITY;
+      maxMemoryMb += node.maxMemoryMb > 0 ? node.maxMemoryMb : Number.POSITIVE_INFINITY;
+    }
+    return { maxServices, maxMemoryMb };
+  }
+
+  hostOf(nodeId: string): string {
+    return this.nodes.get(nodeId)?.node.host ?? '127.0.0.1';
+  }
+
+  /** Asks the node to provision and launch; resolves once the agent reports the process running. */
+  launch(nodeId: string, start: Omit<StartServiceMessage, 'type' | 'requestId'>): Promise<{ handle: RemoteProcessHandle; port: number }> {
+    const state = this.nodes.get(nodeId);
+    if (!state?.link) return Promise.reject(new Error(`node ${nodeId} is not connected`));
+    const requestId = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.starts.delete(requestId);
+        reject(new Error(`node ${nodeId} did not report ${start.serviceName} running within ${Math.round(this.timing.startTimeoutMs / 1000)} s`));
+      }, this.timing.startTimeoutMs);
+      this.starts.set(requestId, { nodeId, resolve, reject, timer });
+      state.link!.send({ type: 'START_SERVICE', requestId, ...start });
+    });
+  }
+
+  /**
+   * After a controller restart: a handle for a service the state file says runs on a node. It
+   * is bound when the node reports it; if the node has not within `reconciliation_delay`
+   * (counted from this controller's start), it ended while nobody watched.
+   */
+  recover(serviceName: string, nodeId: string, pid: number, startedAt: Date): RemoteProcessHandle {
+    const handle = this.track(serviceName, nodeId, pid, startedAt);
+    handle.detach();
+    return handle;
+  }
+
+  close(): void {
+    clearInterval(this.watchdog);
+    for (const start of this.starts.values()) {
+      clearTimeout(start.timer);
+      start.reject(new Error('the controller is shutting down'));
+    }
+    this.starts.clear();
+    for (const state of this.nodes.values()) state.close?.(1001, 'controller shutting down');
+  }
+
+  /** Services and memory per node, from the registry, with this machine as a candidate too. */
+  private candidates(): Candidate[] {
+    const usage = new Map<string, { services: number; memory: number }>();
+    for (const record of this.deps.registry.all()) {
+      if (!ACTIVE_STATES.has(record.state)) continue;
+      const entry = usage.get(record.nodeId) ?? { services: 0, memory: 0 };
+      entry.services++;
+      entry.memory += record.memoryMaxMb;
+      usage.set(record.nodeId, entry);
+    }
+    const remote: Candidate[] = this.list().map((node) => ({
+      nodeId: node.nodeId,
+      connected: node.connected,
+      maxServices: node.maxServices,
+      maxMemoryMb: node.maxMemoryMb,
+      services: usage.get(node.nodeId)?.services ?? 0,
+      memoryUsedMb: usage.get(node.nodeId)?.memory ?? 0,
+    }));
+    const limits = this.deps.localLimits();
+    const local = usage.get(LOCAL_NODE);
+    // This machine last, so a tie goes to an agent: that is what agents are for.
+    return [...remote, { nodeId: LOCAL_NODE, connected: true, maxServices: limits.maxServices, maxMemoryMb: limits.maxMemoryMb, services: local?.services ?? 0, memoryUsedMb: local?.memory ?? 0 }];
+  }
+
+  private track(serviceName: string, nodeId: string, pid: number, startedAt: Date): RemoteProcessHandle {
+    const link = this.nodes.get(nodeId)?.link ?? null;
+    const handle = new RemoteProcessHandle(serviceName, nodeId, pid, startedAt, link, (closed) => {
+      if (this.handles.get(closed.name) === closed) this.handles.delete(closed.name);
+    });
+    this.handles.set(serviceName, handle);
+    return handle;
+  }
+
+  private *handlesOn(nodeId: string): Iterable<RemoteProcessHandle> {
+    for (const handle of this.handles.values()) if (handle.nodeId === nodeId) yield handle;
+  }
+
+  private reconcile(nodeId: string, link: AgentLink, running: readonly RunningService[]): void {
+    const reported = new Set<string>();
+    for (const service of running) {
+      reported.add(service.serviceName);
+      const handle = this.handles.get(service.serviceName);
+      if (handle && handle.nodeId === nodeId && handle.isAlive()) {
+        handle.attach(link, service.pid);
+        continue;
+      }
+      // Nobody owns it any more (re-placed while the node was away, or stopped): no duplicates.
+      this.deps.log.warn({ nodeId, service: service.serviceName }, 'the node runs a service the controller no longer owns: stopping it');
+      link.send({ type: 'STOP_SERVICE', serviceName: service.serviceName, timeoutSeconds: 30, stopCommand: 'stop' });
+    }
+    for (const handle of [...this.handlesOn(nodeId)]) {
+      if (reported.has(handle.name)) continue;
+      this.deps.log.warn({ nodeId, service: handle.name }, 'the node no longer runs this service: it ended while the node was away');
+      handle.end(null);
+    }
+  }
+
+  /** Heartbeat requests, stalled and silent nodes, nodes that did not come back, unclaimed recoveries. */
+  private tick(now: number): void {
+    if (now - this.lastBroadcast >= this.timing.heartbeatIntervalMs) {
+      this.lastBroadcast = now;
+      for (const state of this.nodes.values()) state.link?.send({ type: 'HEARTBEAT_REQUEST', timestamp: now });
+    }
+    for (const [nodeId, state] of this.nodes) {
+      if (state.link) {
+        if (now - state.node.lastHeartbeat > this.timing.nodeTimeoutMs) {
+          this.deps.log.warn({ nodeId }, `no heartbeat for ${this.timing.nodeTimeoutMs} ms: disconnecting the node`);
+          const { link, close } = state;
+          close?.(4002, 'heartbeat timeout');
+          this.disconnected(nodeId, link, 'heartbeat timeout');
+          state.lostAt = null; // failed now, not again after another node_timeout
+          this.fail(nodeId, 'it stopped heartbeating');
+        }
+        continue;
+      }
+      if (state.lostAt !== null && now - state.lostAt >= this.timing.nodeTimeoutMs) {
+        state.lostAt = null;
+        this.fail(nodeId, `it did not return within ${this.timing.nodeTimeoutMs} ms`);
+      }
+    }
+    if (now >= this.recoveryDeadline) {
+      for (const handle of this.handles.values()) {
+        if (handle.attached || !handle.isAlive()) continue;
+        const state = this.nodes.get(handle.nodeId);
+        if (state && state.lostAt !== null) continue; // its node's own timeout decides
+        if (!state) {
+          this.deps.log.warn({ service: handle.name, nodeId: handle.nodeId }, `node ${handle.nodeId} did not return within reconciliation_delay: the service is failed`);
+          handle.end(null);
+        }
+      }
+    }
+  }
+
+  /** The node failed: every service on it ended (the manager restarts restart-on-crash ones elsewhere). */
+  private fail(nodeId: string, why: string): void {
+    const lost = [...this.handlesOn(nodeId)].filter((h) => h.isAlive());
+    this.deps.log.error({ nodeId, services: lost.length }, `node failed: ${why}`);
+    if (lost.length > 0) this.deps.bus.publish('API_WARNING', { message: `node ${nodeId} failed (${why}); ${lost.length} service(s) on it are treated as crashed` });
+    for (const handle of lost) handle.end(null);
+  }
+}

@@ -1,0 +1,73 @@
+import type { AuthRequestMessage, HeartbeatResponseMessage } from './protocol';
+
+/** The system facts an agent reports at login (`GET /api/nodes` `system`). */
+export interface NodeSystem {
+  hostname: string;
+  osName: string;
+  osVersion: string;
+  osArch: string;
+  cpuModel: string;
+  availableProcessors: number;
+  systemCpuLoad: number;
+  systemMemoryUsedMb: number;
+  systemMemoryTotalMb: number;
+  runtimeVersion: string;
+  runtimeVendor: string;
+}
+
+/** One cluster node as the controller knows it; kept after a disconnect until it fails. */
+export interface ClusterNode {
+  nodeId: string;
+  host: string;
+  agentVersion: string;
+  maxMemoryMb: number;
+  maxServices: number;
+  cpuUsage: number;
+  memoryUsedMb: number;
+  memoryTotalMb: number;
+  connected: boolean;
+  connectedAt: number;
+  lastHeartbeat: number;
+  system: NodeSystem;
+}
+
+/** A node record from its AUTH_REQUEST; `host` is what proxies and players dial. */
+export function nodeFromAuth(request: AuthRequestMessage, remoteAddress: string, now: number): ClusterNode {
+  return {
+    nodeId: request.nodeName,
+    host: request.publicHost || remoteAddress,
+    agentVersion: request.agentVersion,
+    maxMemoryMb: request.maxMemory,
+    maxServices: request.maxServices,
+    cpuUsage: 0,
+    memoryUsedMb: 0,
+    memoryTotalMb: request.systemMemoryTotalMb,
+    connected: true,
+    connectedAt: now,
+    lastHeartbeat: now,
+    system: {
+      hostname: request.hostname,
+      osName: request.os,
+      osVersion: request.osVersion,
+      osArch: request.arch,
+      cpuModel: request.cpuModel,
+      availableProcessors: request.availableProcessors,
+      systemCpuLoad: 0,
+      systemMemoryUsedMb: 0,
+      systemMemoryTotalMb: request.systemMemoryTotalMb,
+      runtimeVersion: `Bun ${request.agentVersion}`,
+      runtimeVendor: 'Oven',
+    },
+  };
+}
+
+/** A heartbeat's figures onto the node. */
+export function applyHeartbeat(node: ClusterNode, beat: HeartbeatResponseMessage, now: number): void {
+  node.lastHeartbeat = now;
+  node.cpuUsage = beat.cpuUsage;
+  node.memoryUsedMb = beat.memoryUsedMb;
+  node.memoryTotalMb = beat.memoryTotalMb;
+  node.system.systemCpuLoad = beat.cpuUsage;
+  node.system.systemMemoryUsedMb = beat.memoryUsedMb;
+  node.system.systemMemoryTotalMb = beat.memoryTotalMb;
+}

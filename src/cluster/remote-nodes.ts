@@ -1,0 +1,61 @@
+import type { Group } from '../core/groups/model';
+import { templateStack } from '../core/groups/model';
+import type { GroupStore } from '../core/groups/store';
+import type { ProcessHandle } from '../core/supervisor/process';
+import type { RemoteNodes } from '../core/services/manager';
+import { memoryMaxMb } from '../core/software/memory';
+import { SOFTWARE } from '../core/software/kinds';
+import { forwardingModeFor } from '../core/templates/forwarding-mode';
+import { loadForwardingSecret } from '../core/templates/forwarding-secret';
+import { resolveTemplateStack } from '../core/templates/stack';
+import type { Cluster } from './cluster';
+import { templateArchiveHash } from './template-archive';
+
+/**
+ * The manager's view of the agents: placement through the cluster, and a launch described as
+ * one START_SERVICE (templates by hash, the group's launch settings, forwarding, tokens).
+ */
+export class ClusterRemoteNodes implements RemoteNodes {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly deps: { templatesRoot: string; dataDir: string; groups: GroupStore; tokens: { master: string; service: string } },
+  ) {}
+
+  place(group: Group, options: { exclude?: string; target?: string }): string {
+    return this.cluster.place({ memoryMb: memoryMaxMb(group.memory), preferredNode: group.placementNode, fallback: group.placementFallback, ...options });
+  }
+
+  hostOf(nodeId: string): string {
+    return this.cluster.hostOf(nodeId);
+  }
+
+  async launch(nodeId: string, group: Group, service: { name: string; isStatic: boolean }): Promise<{ handle: ProcessHandle; port: number }> {
+    // Checks (and creates an implicit default) exactly as a local start would.
+    resolveTemplateStack(this.deps.templatesRoot, group);
+    const templates = await Promise.all(templateStack(group).map(async (name) => ({ name, hash: await templateArchiveHash(this.deps.templatesRoot, name, group.software) })));
+    const isProxy = SOFTWARE[group.software].isProxy;
+    const backendVersions = this.deps.groups.list().filter((g) => !SOFTWARE[g.software].isProxy).map((g) => g.version);
+    return this.cluster.launch(nodeId, {
+      serviceName: service.name,
+      groupName: group.name,
+      isStatic: service.isStatic,
+      software: group.software,
+      version: group.version,
+      memory: group.memory,
+      jvmArgs: group.jvmArgs,
+      jvmOptimize: group.jvmOptimize,
+      jarName: group.jarName,
+      javaPath: group.javaPath,
+      startCommand: group.startCommand,
+      templates,
+      forwarding: { mode: forwardingModeFor(backendVersions), secret: loadForwardingSecret(this.deps.dataDir) },
+      pullState: service.isStatic && group.syncEnabled,
+      syncExcludes: group.syncExcludes,
+      env: { SVC_API_TOKEN: isProxy ? this.deps.tokens.master : this.deps.tokens.service, SVC_SERVICE_NAME: service.name, SVC_SERVICE_GROUP: group.name },
+    });
+  }
+
+  recover(service: { name: string; nodeId: string; pid: number; startedAt: Date }): ProcessHandle {
+    return this.cluster.recover(service.name, service.nodeId, service.pid, service.startedAt);
+  }
+}

@@ -1,0 +1,77 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { Config } from '../config/schema';
+import type { EventBus } from '../events/bus';
+import type { Logger } from '../log';
+import type { ServiceRegistry } from '../core/services/registry';
+import type { MachineLimits } from '../core/scaling/placement';
+import { loadOrCreateCertificate, wantedSans, type ClusterCertificate } from './certificate';
+import { Cluster, type ClusterTiming } from './cluster';
+import { startClusterServer } from './server';
+
+/** What `GET /api/cluster/bootstrap` answers: what an agent pins before its first secure handshake. */
+export interface ClusterBootstrap {
+  fingerprint: string;
+  certPem: string;
+  wsUrl: string;
+  validUntil: string;
+  sans: string[];
+}
+
+export interface ClusterRuntime {
+  readonly cluster: Cluster;
+  readonly port: number;
+  readonly certificate: ClusterCertificate | null;
+  bootstrap(): ClusterBootstrap;
+  stop(): void;
+}
+
+/**
+ * Starts the cluster server when `[cluster] enabled`: the certificate (made on first start),
+ * the agent channel on `bind:agent_port`, and the node bookkeeping. CLUSTER_STARTED once it listens.
+ */
+export async function startCluster(deps: {
+  dir: string;
+  config: Config['cluster'];
+  bus: EventBus;
+  log: Logger;
+  registry: ServiceRegistry;
+  localLimits: () => MachineLimits;
+  timing?: Partial<ClusterTiming>;
+}): Promise<ClusterRuntime> {
+  const { config, log } = deps;
+  if (config.token === '') log.warn('[cluster] token is blank: no agent can authenticate (set it, or SVC_CLUSTER_TOKEN)');
+  let certificate: ClusterCertificate | null = null;
+  if (config.tls_enabled) {
+    const loaded = await loadOrCreateCertificate(resolve(deps.dir, config.keystore_path), wantedSans(config.public_host, config.extra_sans));
+    certificate = loaded.certificate;
+    if (loaded.created) {
+      log.info({ fingerprint: certificate.fingerprint }, `cluster certificate created (${loaded.reason}); agents pin it through /api/cluster/bootstrap`);
+      if (loaded.reason !== 'first start') log.warn('agents pinned to the previous cluster certificate refuse this one until their pin is removed');
+    }
+  } else {
+    log.warn('[cluster] tls_enabled = false: the agent channel is plain ws://, tokens cross the network unencrypted');
+  }
+  const cluster = new Cluster({ config, bus: deps.bus, log, registry: deps.registry, localLimits: deps.localLimits, timing: deps.timing });
+  const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log });
+  const host = config.public_host || (config.bind === '0.0.0.0' || config.bind === '::' ? hostname() : config.bind);
+  const wsUrl = `${certificate ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${server.port}/cluster`;
+  log.info({ port: server.port }, `cluster server listening on ${wsUrl}`);
+  deps.bus.publish('CLUSTER_STARTED', { bind: config.bind, port: server.port, strategy: config.placement_strategy });
+  return {
+    cluster,
+    port: server.port,
+    certificate,
+    bootstrap: () => ({
+      fingerprint: certificate?.fingerprint ?? '',
+      certPem: certificate?.certPem ?? '',
+      wsUrl,
+      validUntil: certificate?.validUntil.toISOString() ?? '',
+      sans: certificate?.sans ?? [],
+    }),
+    stop: () => {
+      cluster.close();
+      server.stop();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import type { ServerWebSocket } from 'bun';
+import { secretEquals } from '../http/auth';
+import type { Logger } from '../log';
+import type { Cluster } from './cluster';
+import type { ClusterCertificate } from './certificate';
+import { parseAgentMessage, PROTOCOL_VERSION, type AgentMessage, type ControllerMessage } from './protocol';
+import type { AgentLink } from './remote-handle';
+
+/** A frame larger than this is refused (a heartbeat of hundreds of services fits easily). */
+export const CLUSTER_MAX_FRAME = 1024 * 1024;
+/** Bytes queued towards one agent beyond which it counts as stalled and is disconnected. */
+export const CLUSTER_MAX_QUEUE = 8 * 1024 * 1024;
+const AUTH_TIMEOUT_MS = 10_000;
+
+interface Session {
+  id: number;
+  nodeId: string | null;
+  link: AgentLink | null;
+  authTimer: ReturnType<typeof setTimeout> | null;
+}
+
+export interface ClusterServerOptions {
+  bind: string;
+  port: number;
+  /** TLS identity; null serves ws:// (`tls_enabled = false`). */
+  certificate: ClusterCertificate | null;
+  token: string;
+  cluster: Cluster;
+  log: Logger;
+}
+
+/**
+ * The agent channel, `/cluster` on its own port. The first frame must be AUTH_REQUEST; the
+ * protocol version is checked before the token, and a refusal is answered with an
+ * AUTH_RESPONSE that says why, then the close. Anything invalid later costs the agent its
+ * connection: the controller never trusts a frame it could not validate.
+ */
+export function startClusterServer(options: ClusterServerOptions): { port: number; stop(): void } {
+  const { cluster, log } = options;
+  let nextId = 1;
+  const server = Bun.serve<Session>({
+    hostname: options.bind,
+    port: options.port,
+    reusePort: false,
+    tls: options.certificate ? { cert: options.certificate.certPem, key: options.certificate.keyPem } : undefined,
+    fetch(request, srv) {
+      const url = new URL(request.url);
+      if (url.pathname !== '/cluster') return Response.json({ success: false, message: 'the cluster server only serves /cluster', error: 'NOT_FOUND' }, { status: 404 });
+      const session: Session = { id: nextId++, nodeId: null, link: null, authTimer: null };
+      if (srv.upgrade(request, { data: session })) return undefined;
+      return Response.json({ success: false, message: 'a WebSocket upgrade is required', error: 'VALIDATION_FAILED' }, { status: 400 });
+    },
+    websocket: {
+      maxPayloadLength: CLUSTER_MAX_FRAME,
+      idleTimeout: 0,
+      open(ws) {
+        ws.data.authTimer = setTimeout(() => ws.close(1008, 'no AUTH_REQUEST within 10 s'), AUTH_TIMEOUT_MS);
+      },
+      message(ws, raw) {
+        const parsed = parseAgentMessage(typeof raw === 'string' ? raw : Buffer.from(raw));
+        if (!parsed.ok) {
+          log.warn({ nodeId: ws.data.nodeId, remote: ws.remoteAddress }, `agent frame refused: ${parsed.reason}`);
+          ws.close(1008, truncate(parsed.reason));
+          return;
+        }
+        if (ws.data.nodeId === null) return authenticate(ws, parsed.message);
+        dispatch(ws.data.nodeId, parsed.message, ws);
+      },
+      close(ws, code, reason) {
+        if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
+        if (ws.data.nodeId && ws.data.link) cluster.disconnected(ws.data.nodeId, ws.data.link, reason || `closed (${code})`);
+      },
+      drain() {},
+    },
+  });
+
+  function authenticate(ws: ServerWebSocket<Session>, message: AgentMessage): void {
+    const refuse = (reason: string) => {
+      log.warn({ remote: ws.remoteAddress }, `agent refused: ${reason}`);
+      send(ws, { type: 'AUTH_RESPONSE', accepted: false, nodeId: '', reason, protocolVersion: PROTOCOL_VERSION, heartbeatInterval: cluster.heartbeatIntervalMs });
+      ws.close(1008, truncate(reason));
+    };
+    if (message.type !== 'AUTH_REQUEST') return refuse(`the first frame must be AUTH_REQUEST, got ${message.type}`);
+    if (message.protocolVersion !== PROTOCOL_VERSION) {
+      return refuse(`protocol version ${message.protocolVersion} is not supported; this controller speaks version ${PROTOCOL_VERSION}: update the agent or the controller`);
+    }
+    if (!secretEquals(message.token, options.token)) return refuse('the cluster token is not valid');
+    if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
+    ws.data.authTimer = null;
+    const link: AgentLink = { send: (frame) => send(ws, frame) };
+    ws.data.nodeId = message.nodeName;
+    ws.data.link = link;
+    send(ws, { type: 'AUTH_RESPONSE', accepted: true, nodeId: message.nodeName, reason: '', protocolVersion: PROTOCOL_VERSION, heartbeatInterval: cluster.heartbeatIntervalMs });
+    cluster.connected(message, ws.remoteAddress, link, (code, reason) => ws.close(code, reason));
+  }
+
+  function dispatch(nodeId: string, message: AgentMessage, ws: ServerWebSocket<Session>): void {
+    switch (message.type) {
+      case 'AUTH_REQUEST':
+        ws.close(1008, 'already authenticated');
+        return;
+      case 'HEARTBEAT_RESPONSE':
+        return cluster.heartbeat(nodeId, message);
+      case 'SERVICE_STATE_CHANGED':
+        return cluster.stateChanged(nodeId, message);
+      case 'SERVICE_STDOUT':
+        return cluster.stdout(nodeId, message.serviceName, message.lines);
+      case 'LOG_MESSAGE':
+        log[message.level]({ nodeId }, `agent: ${message.message}`);
+        return;
+      case 'COMMAND_RESULT':
+        return;
+    }
+  }
+
+  /** Queues a frame; an agent that lets its queue grow past the limit is stalled and dropped. */
+  function send(ws: ServerWebSocket<Session>, frame: ControllerMessage): void {
+    if (ws.readyState !== 1) return;
+    ws.send(JSON.stringify(frame));
+    if (ws.getBufferedAmount() > CLUSTER_MAX_QUEUE) {
+      log.warn({ nodeId: ws.data.nodeId }, `more than ${CLUSTER_MAX_QUEUE} bytes queued for the agent: it is stalled, disconnecting it`);
+      ws.close(1008, 'send queue overflow: the agent stopped reading');
+    }
+  }
+
+  return {
+    port: server.port ?? options.port,
+    stop: () => void server.stop(true),
+  };
+}
+
+/** Close reasons are limited to 123 bytes by the protocol. */
+function truncate(reason: string): string {
+  return Buffer.byteLength(reason) <= 123 ? reason : `${Buffer.from(reason).subarray(0, 120).toString('utf8')}...`;
+}

@@ -1,0 +1,159 @@
+import { t } from 'elysia';
+import { Type } from '@sinclair/typebox';
+import type { Kernel } from '../../kernel';
+import { ApiError } from '../../errors';
+import { SOFTWARE_NAMES } from '../../core/software/kinds';
+import { ServiceViewSchema, serviceView } from '../../core/services/view';
+import { LOCAL_NODE } from '../../core/services/registry';
+import type { ClusterRuntime } from '../../cluster/runtime';
+import { templateArchiveHash, templateFiles, zipStream } from '../../cluster/template-archive';
+import { defineRoute, type AnyRoute } from '../route';
+import { ErrorBodySchema } from '../schemas';
+
+const BootstrapSchema = t.Object({
+  fingerprint: t.String({ description: 'SHA-256 of the certificate, colon-separated hex pairs' }),
+  certPem: t.String(),
+  wsUrl: t.String(),
+  validUntil: t.String({ description: 'ISO-8601' }),
+  sans: t.Array(t.String()),
+});
+
+const NodeSystemSchema = t.Object({
+  hostname: t.String(),
+  osName: t.String(),
+  osVersion: t.String(),
+  osArch: t.String(),
+  cpuModel: t.String(),
+  availableProcessors: t.Integer(),
+  systemCpuLoad: t.Number(),
+  systemMemoryUsedMb: t.Integer(),
+  systemMemoryTotalMb: t.Integer(),
+  runtimeVersion: t.String(),
+  runtimeVendor: t.String(),
+});
+
+const NodeSchema = t.Object({
+  nodeId: t.String(),
+  host: t.String(),
+  maxMemory: t.Integer({ description: 'MB' }),
+  maxServices: t.Integer(),
+  currentServices: t.Integer(),
+  cpuUsage: t.Number(),
+  memoryUsedMb: t.Integer(),
+  memoryTotalMb: t.Integer(),
+  isConnected: t.Boolean(),
+  agentVersion: t.String(),
+  lastHeartbeat: t.String({ description: 'ISO-8601' }),
+  services: t.Array(ServiceViewSchema),
+  system: NodeSystemSchema,
+});
+
+const TemplateQuery = t.Object({
+  token: t.Optional(t.String({ description: 'the cluster token (legacy; the bearer header works too)' })),
+  software: t.Optional(t.Union(SOFTWARE_NAMES.map((kind) => t.Literal(kind)), { description: 'decides the global overlay laid over the template; default PAPER' })),
+});
+const TemplateParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
+
+function requireCluster(kernel: Kernel): ClusterRuntime {
+  if (!kernel.cluster) throw new ApiError('CLUSTER_NOT_ENABLED', 'the cluster is not enabled: set [cluster] enabled = true and restart');
+  return kernel.cluster;
+}
+
+export function clusterRoutes(kernel: Kernel): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/cluster/bootstrap',
+      auth: 'cluster',
+      tag: 'cluster',
+      summary: 'The cluster certificate and channel address agents pin before their first secure handshake',
+      response: { 200: BootstrapSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+      handler: () => {
+        const runtime = requireCluster(kernel);
+        if (kernel.config.cluster.token === '') throw new ApiError('CLUSTER_TOKEN_MISSING', 'no cluster token is configured: set [cluster] token (or SVC_CLUSTER_TOKEN) so agents can authenticate');
+        return runtime.bootstrap();
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/nodes',
+      auth: 'admin',
+      tag: 'cluster',
+      summary: 'Every agent node (connected, or away and not yet failed) with its system facts and its services',
+      response: { 200: t.Object({ nodes: t.Array(NodeSchema), total: t.Integer() }), 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema },
+      handler: () => {
+        const runtime = requireCluster(kernel);
+        const all = kernel.services.all();
+        const nodes = runtime.cluster.list().map((node) => {
+          const services = all.filter((s) => s.nodeId === node.nodeId).map((s) => serviceView(s));
+          return {
+            nodeId: node.nodeId,
+            host: node.host,
+            maxMemory: node.maxMemoryMb,
+            maxServices: node.maxServices,
+            currentServices: services.length,
+            cpuUsage: node.cpuUsage,
+            memoryUsedMb: node.memoryUsedMb,
+            memoryTotalMb: node.memoryTotalMb,
+            isConnected: node.connected,
+            agentVersion: node.agentVersion,
+            lastHeartbeat: new Date(node.lastHeartbeat).toISOString(),
+            services,
+            system: node.system,
+          };
+        });
+        return { nodes, total: nodes.length };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/services/:name/migrate',
+      auth: 'service',
+      tag: 'services',
+      summary: 'Move a running instance to another node (the target, or the placement strategy\'s choice)',
+      params: t.Object({ name: t.String() }),
+      body: t.Optional(Type.Object({ target: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: `a node id, "${LOCAL_NODE}" for this machine; omitted or null lets the strategy choose` })) })),
+      response: { 200: t.Object({ success: t.Literal(true), message: t.String(), service: ServiceViewSchema }), 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+      handler: async ({ params, body, actor }) => {
+        requireCluster(kernel);
+        const from = kernel.services.get(params.name)?.nodeId ?? LOCAL_NODE;
+        const record = await kernel.manager.migrate(params.name, actor, body?.target ?? undefined);
+        return { success: true as const, message: `${params.name} moved from node ${from} to node ${record.nodeId}`, service: serviceView(record) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/templates/:name/download',
+      auth: 'cluster',
+      queryToken: true,
+      tag: 'cluster',
+      summary: 'ZIP of one template with the global overlay for the software laid over it (agents)',
+      params: TemplateParams,
+      query: TemplateQuery,
+      response: { 200: t.Unknown({ description: 'application/zip' }), 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema },
+      handler: async ({ params, query }) => {
+        const software = query.software ?? 'PAPER';
+        const files = templateFiles(kernel.paths.templates, params.name, software);
+        const hash = await templateArchiveHash(kernel.paths.templates, params.name, software);
+        return new Response(zipStream(files), {
+          headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${params.name}.zip"`, 'x-template-hash': hash },
+        });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/templates/:name/hash',
+      auth: 'cluster',
+      queryToken: true,
+      tag: 'cluster',
+      summary: 'SHA-256 over the same files as the download (agents compare it with their cache)',
+      params: TemplateParams,
+      query: TemplateQuery,
+      response: { 200: t.Object({ name: t.String(), software: t.String(), hash: t.String() }), 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema },
+      handler: async ({ params, query }) => {
+        const software = query.software ?? 'PAPER';
+        return { name: params.name, software, hash: await templateArchiveHash(kernel.paths.templates, params.name, software) };
+      },
+    }),
+  ];
+}

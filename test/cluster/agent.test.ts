@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { unzipSync } from 'fflate';
+import { join } from 'node:path';
+import { startAgent, type RunningAgent } from '../../src/agent/run';
+import { CLUSTER_TOKEN, readJson, startController, tempDir, waitFor, type TestController } from '../support/controller';
+
+/**
+ * A controller and an agent in one process, over a real TLS socket: the agent pins the
+ * certificate, logs in, and runs a group's instance; READY, console lines, exec and stop
+ * work through the channel as for a local service.
+ */
+const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
+let c: TestController;
+const agents: RunningAgent[] = [];
+const cleanups: (() => void)[] = [];
+
+async function agent(nodeName: string): Promise<RunningAgent> {
+  const { dir, remove } = tempDir('svc-agent-');
+  cleanups.push(remove);
+  writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "${c.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "${nodeName}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${nodeName === 'node-a' ? 41000 : 42000}\n`);
+  const running = await startAgent({ dir, configPath: join(dir, 'agent.toml'), env: {}, timing: { backoffMs: 100, maxBackoffMs: 500 } });
+  agents.push(running);
+  return running;
+}
+
+beforeAll(async () => {
+  c = await startController({
+    clusterToml: 'enabled = true\nagent_port = 0\npublic_host = "127.0.0.1"',
+    timing: { stopTimeoutMs: 3000 },
+    cluster: { heartbeatIntervalMs: 200, nodeTimeoutMs: 1500, reconciliationDelayMs: 1500 },
+  });
+});
+afterAll(async () => {
+  for (const a of agents) await a.stop({ stopServices: true });
+  await c.stop();
+  for (const f of cleanups) f();
+});
+
+describe('cluster with an in-process agent', () => {
+  test('the agent connects and a pinned group runs on it', async () => {
+    const a = await agent('node-a');
+    await waitFor(() => a.connection.connected, { what: 'agent connected' });
+    const nodes = await readJson(await c.api('/api/nodes'));
+    expect(nodes.nodes.map((n: { nodeId: string }) => n.nodeId)).toEqual(['node-a']);
+    const group = { name: 'Remote', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0, maxInstances: 2, placementNode: 'node-a', placementFallback: 'fail' };
+    expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
+    const res = await c.api('/api/services/Remote/start', { method: 'POST' });
+    const body = await readJson(res);
+    expect(res.status).toBe(201);
+    expect(body.service).toMatchObject({ name: 'Remote-1', nodeId: 'node-a', host: '127.0.0.1' });
+    await waitFor(() => c.controller.kernel.services.get('Remote-1')?.state === 'READY', { what: 'Remote-1 READY', timeoutMs: 10_000 });
+    expect(c.controller.kernel.services.get('Remote-1')!.port).toBeGreaterThanOrEqual(41000);
+    expect((await c.api('/api/services/Remote-1/stop', { method: 'POST' })).status).toBe(200);
+    await waitFor(() => !c.controller.kernel.services.get('Remote-1'), { what: 'Remote-1 gone', timeoutMs: 10_000 });
+    expect(a.services.count).toBe(0);
+  });
+
+  test('migrate: to this machine by name, then back by the strategy; same name, new node', async () => {
+    const a = agents[0]!;
+    const group = { name: 'Mover', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0, maxInstances: 1, placementNode: 'node-a', placementFallback: 'fail' };
+    expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
+    expect((await c.api('/api/services/Mover/start', { method: 'POST' })).status).toBe(201);
+    await waitFor(() => c.controller.kernel.services.get('Mover-1')?.state === 'READY', { what: 'Mover-1 READY', timeoutMs: 10_000 });
+    const unknown = await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: { target: 'node-zz' } });
+    expect(unknown.status).toBe(404);
+    expect((await readJson(unknown)).error).toBe('NODE_NOT_FOUND');
+    const here = await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: { target: 'local' }, token: c.service });
+    const moved = await readJson(here);
+    expect(here.status).toBe(200);
+    expect(moved.service).toMatchObject({ name: 'Mover-1', nodeId: 'local', host: '127.0.0.1' });
+    expect(moved.message).toBe('Mover-1 moved from node node-a to node local');
+    expect(a.services.running().map((s) => s.serviceName)).not.toContain('Mover-1');
+    await waitFor(() => c.controller.kernel.services.get('Mover-1')?.state === 'READY', { what: 'Mover-1 READY here', timeoutMs: 10_000 });
+    const back = await readJson(await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: {} }));
+    expect(back.service).toMatchObject({ name: 'Mover-1', nodeId: 'node-a' });
+    const same = await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: { target: 'node-a' } });
+    expect(same.status).toBe(409);
+    expect((await c.api('/api/services/Nope-1/migrate', { method: 'POST', json: {} })).status).toBe(404);
+    expect((await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: {}, token: null })).status).toBe(401);
+  });
+
+  test('templates: a ZIP with the overlay laid over it, its hash, ?token= accepted', async () => {
+    const templates = c.controller.kernel.paths.templates;
+    mkdirSync(join(templates, 'lobby', 'plugins'), { recursive: true });
+    mkdirSync(join(templates, 'global'), { recursive: true });
+    writeFileSync(join(templates, 'lobby', 'plugins', 'a.txt'), 'from lobby');
+    writeFileSync(join(templates, 'lobby', 'shared.txt'), 'lobby version');
+    writeFileSync(join(templates, 'global', 'shared.txt'), 'global version');
+    const res = await c.api(`/api/templates/lobby/download?software=PAPER&token=${c.cluster}`, { token: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const text = (name: string) => new TextDecoder().decode(files[name]);
+    expect(Object.keys(files).sort()).toEqual(['plugins/a.txt', 'shared.txt']);
+    expect(text('plugins/a.txt')).toBe('from lobby');
+    expect(text('shared.txt')).toBe('global version');
+    const hash = await readJson(await c.api(`/api/templates/lobby/hash?software=PAPER&token=${c.cluster}`, { token: null }));
+    expect(hash).toEqual({ name: 'lobby', software: 'PAPER', hash: res.headers.get('x-template-hash') });
+    // CUSTOM has no overlay: another file set, another hash.
+    const custom = await readJson(await c.api('/api/templates/lobby/hash?software=CUSTOM', { token: c.cluster }));
+    expect(custom.hash).not.toBe(hash.hash);
+    writeFileSync(join(templates, 'lobby', 'plugins', 'a.txt'), 'changed');
+    expect((await readJson(await c.api('/api/templates/lobby/hash?software=PAPER', { token: c.cluster }))).hash).not.toBe(hash.hash);
+    const missing = await c.api('/api/templates/nope/download', { token: c.cluster });
+    expect(missing.status).toBe(404);
+    expect((await readJson(missing)).error).toBe('TEMPLATE_NOT_FOUND');
+    expect((await c.api('/api/templates/..%2Fetc/hash', { token: c.cluster })).status).toBe(400);
+    expect((await c.api('/api/templates/lobby/hash?token=wrong', { token: null })).status).toBe(401);
+    expect((await c.api('/api/templates/lobby/hash', { token: c.service })).status).toBe(403);
+  });
+});
