@@ -78,6 +78,7 @@ import { startCluster, type ClusterRuntime } from './cluster/runtime';
 import type { ClusterTiming } from './cluster/cluster';
 import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
+import { pullState, pushState } from './cluster/state-sync/client';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -181,6 +182,14 @@ export class Controller {
     for (const warning of dedicatedReport.warnings) log.warn(warning);
     const fifos = new FifoPool(join(paths.services, '.fifos'));
     const limits = (): MachineLimits => ({ maxServices: config.controller.max_services, maxMemoryMb: parseMemory(config.controller.max_memory) });
+    // Local static instances share the agents' canonical copies through the same routes, over
+    // loopback; the cluster token when there is one (it has the larger rate-limit budget).
+    const ownApi = () => controller?.url ?? `http://127.0.0.1:${config.api.port}`;
+    const syncToken = () => config.cluster.token || master.token;
+    const localStateSync = {
+      pull: async (service: string, dir: string, excludes: readonly string[]) => void (await pullState({ baseUrl: ownApi(), token: syncToken(), service, dir, excludes })),
+      push: async (service: string, dir: string, excludes: readonly string[]) => void (await pushState({ baseUrl: ownApi(), token: syncToken(), service, dir, excludes })),
+    };
     const manager = new ServiceManager({
       bus,
       log: log.child({ area: 'services' }),
@@ -194,6 +203,7 @@ export class Controller {
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
       limits,
+      stateSync: config.api.enabled ? localStateSync : undefined,
       deployBack: (group, workDir) =>
         deployBack({ workDir, templateDir: join(paths.templates, templateStack(group)[0]!), excludes: group.deployExcludes }).then((result) => result.filesChanged),
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { unzipSync } from 'fflate';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../../src/agent/run';
@@ -13,11 +13,13 @@ import { CLUSTER_TOKEN, readJson, startController, tempDir, waitFor, type TestCo
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 let c: TestController;
 const agents: RunningAgent[] = [];
+const agentDirs = new Map<string, string>();
 const cleanups: (() => void)[] = [];
 
 async function agent(nodeName: string): Promise<RunningAgent> {
   const { dir, remove } = tempDir('svc-agent-');
   cleanups.push(remove);
+  agentDirs.set(nodeName, dir);
   writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "${c.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "${nodeName}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${nodeName === 'node-a' ? 41000 : 42000}\n`);
   const running = await startAgent({ dir, configPath: join(dir, 'agent.toml'), env: {}, timing: { backoffMs: 100, maxBackoffMs: 500 } });
   agents.push(running);
@@ -108,5 +110,36 @@ describe('cluster with an in-process agent', () => {
     expect((await c.api('/api/templates/..%2Fetc/hash', { token: c.cluster })).status).toBe(400);
     expect((await c.api('/api/templates/lobby/hash?token=wrong', { token: null })).status).toBe(401);
     expect((await c.api('/api/templates/lobby/hash', { token: c.service })).status).toBe(403);
+  });
+
+  test('state sync: a static instance moved to another agent takes its files along', async () => {
+    const b = await agent('node-b');
+    await waitFor(() => b.connection.connected, { what: 'node-b connected' });
+    const group = { name: 'Keep', type: 'STATIC', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0, maxInstances: 1, placementNode: 'node-a', placementFallback: 'fail', syncEnabled: true, syncExcludes: ['cache'] };
+    expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
+    expect((await c.api('/api/services/Keep/start', { method: 'POST' })).status).toBe(201);
+    await waitFor(() => c.controller.kernel.services.get('Keep-1')?.state === 'READY', { what: 'Keep-1 READY on node-a', timeoutMs: 10_000 });
+    const onA = join(agentDirs.get('node-a')!, 'services', 'static', 'Keep-1');
+    mkdirSync(join(onA, 'world'), { recursive: true });
+    mkdirSync(join(onA, 'cache'), { recursive: true });
+    writeFileSync(join(onA, 'world', 'level.dat'), 'the world as players left it');
+    writeFileSync(join(onA, 'cache', 'skip.bin'), 'not synced');
+    const moved = await readJson(await c.api('/api/services/Keep-1/migrate', { method: 'POST', json: { target: 'node-b' } }));
+    expect(moved.service).toMatchObject({ name: 'Keep-1', nodeId: 'node-b' });
+    const onB = join(agentDirs.get('node-b')!, 'services', 'static', 'Keep-1');
+    expect(readFileSync(join(onB, 'world', 'level.dat'), 'utf8')).toBe('the world as players left it');
+    expect(existsSync(join(onB, 'cache', 'skip.bin'))).toBe(false);
+    const view = await readJson(await c.api('/api/services/Keep-1'));
+    expect(view.sync.lastPushFiles).toBeGreaterThanOrEqual(1);
+    // To this machine and back: the controller pulls before a local start and pushes after a local stop.
+    writeFileSync(join(onB, 'world', 'level.dat'), 'changed on node-b');
+    expect((await readJson(await c.api('/api/services/Keep-1/migrate', { method: 'POST', json: { target: 'local' } }))).service.nodeId).toBe('local');
+    const local = c.controller.kernel.services.get('Keep-1')!.workDir;
+    expect(readFileSync(join(local, 'world', 'level.dat'), 'utf8')).toBe('changed on node-b');
+    writeFileSync(join(local, 'world', 'level.dat'), 'changed here');
+    expect((await readJson(await c.api('/api/services/Keep-1/migrate', { method: 'POST', json: { target: 'node-a' } }))).service.nodeId).toBe('node-a');
+    expect(readFileSync(join(onA, 'world', 'level.dat'), 'utf8')).toBe('changed here');
+    await c.api('/api/services/Keep-1/stop', { method: 'POST' });
+    await waitFor(() => !c.controller.kernel.services.get('Keep-1'), { what: 'Keep-1 stopped' });
   });
 });

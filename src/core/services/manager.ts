@@ -133,6 +133,17 @@ export interface ManagerDeps {
    * first template and resolves to how many; a failure must leave the template untouched.
    */
   deployBack?: (group: Group, workDir: string) => Promise<number>;
+  stateSync?: LocalStateSync;
+}
+
+/**
+ * State sync of static instances that run on this machine: the canonical copy (which agents
+ * push to and pull from) is pulled into the work dir before a start and pushed after a stop,
+ * so an instance moves between this machine and the agents with its files.
+ */
+export interface LocalStateSync {
+  pull(service: string, workDir: string, excludes: readonly string[]): Promise<void>;
+  push(service: string, workDir: string, excludes: readonly string[]): Promise<void>;
 }
 
 /** Where a start should run: a chosen node (migration target), or anywhere but one node. */
@@ -379,6 +390,7 @@ export class ServiceManager {
         instance.handle = launched.handle;
         record.port = launched.port;
       } else {
+        if (record.isStatic && !record.isDedicated && group.syncEnabled && this.deps.stateSync) await this.deps.stateSync.pull(name, workDir, group.syncExcludes);
         const plan = await prepare();
         instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
       }
@@ -452,7 +464,7 @@ export class ServiceManager {
     if (record.pooled) return this.warmInstanceEnded(instance, code);
     if (record.state === 'READY' && code === 0) {
       // A clean exit while READY (someone typed `stop` in its console) is a stop, not a crash.
-      void this.deployIfAsked(instance).then(() => {
+      void this.deployIfAsked(instance).then(() => this.pushStateIfSynced(instance)).then(() => {
         this.move(instance, 'STOPPED');
         bus.publish('SERVICE_STOPPED', { service: record.name });
         return this.cleanUp(instance);
@@ -561,6 +573,21 @@ export class ServiceManager {
     }
   }
 
+  /** A local static instance with state sync: its files become the canonical copy before it counts as stopped (a move may start it elsewhere next). */
+  private async pushStateIfSynced(instance: Instance): Promise<void> {
+    const { record } = instance;
+    if (!record.isStatic || record.isDedicated || record.nodeId !== LOCAL_NODE || !this.deps.stateSync) return;
+    const group = this.deps.groups.get(record.group);
+    if (!group?.syncEnabled) return;
+    try {
+      await this.deps.stateSync.push(record.name, record.workDir, group.syncExcludes);
+    } catch (error) {
+      const message = `state push of ${record.name} failed; the canonical copy is the previous one: ${(error as Error).message}`;
+      this.deps.log.error({ service: record.name, err: error }, message);
+      this.deps.bus.publish('API_WARNING', { message });
+    }
+  }
+
   private async drain(instance: Instance, timeoutSeconds: number, actor: Actor): Promise<void> {
     const { record } = instance;
     this.move(instance, 'DRAINING');
@@ -592,6 +619,7 @@ export class ServiceManager {
     record.pid = null;
     instance.warming?.reject(new Error(`${record.name} was stopped before it was prepared`));
     await this.deployIfAsked(instance);
+    await this.pushStateIfSynced(instance);
     this.move(instance, 'STOPPED');
     this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
     await this.cleanUp(instance);
