@@ -78,6 +78,7 @@ import { startCluster, type ClusterRuntime } from './cluster/runtime';
 import type { ClusterTiming } from './cluster/cluster';
 import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
+import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
 
 export interface ControllerOptions {
@@ -279,6 +280,7 @@ export class Controller {
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerCoreSeries(kernel);
+    if (cluster) registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
     controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options);
     try {

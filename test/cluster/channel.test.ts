@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { CLUSTER_TOKEN, readJson, startController, waitFor, type TestController } from '../support/controller';
 import { OPCODE, RawWebSocket } from '../support/raw-ws';
 import { CLUSTER_MAX_QUEUE } from '../../src/cluster/server';
+import { parseExposition } from '../core/metrics/exposition';
 
 /**
  * The agent channel against a real controller: authentication order and refusals, frame
@@ -140,6 +141,10 @@ describe('the agent channel', () => {
       services: [],
       system: { hostname: 'probe-host', osName: 'linux', osArch: 'x64', cpuModel: 'Test CPU', availableProcessors: 4, systemMemoryTotalMb: 16000 },
     });
+    const metrics = parseExposition(await (await c.api('/api/metrics')).text());
+    expect(metrics.families.get('svc_cluster_nodes')!.samples.find((s) => s.labels.state === 'connected')!.value).toBeGreaterThanOrEqual(1);
+    expect(metrics.families.get('svc_node_memory_used_mb')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(2048);
+    expect(metrics.families.get('svc_node_services')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(0);
     // No more answers: after node_timeout the controller drops it.
     await waitFor(() => probe.closed, { what: 'the silent node disconnected', timeoutMs: 5000 });
     expect(probe.closed!.code).toBe(4002);
