@@ -102,7 +102,7 @@ export class Cluster {
     this.nodes.set(node.nodeId, { node, link, lostAt: null, close });
     this.deps.log.info({ nodeId: node.nodeId, host: node.host, services: request.runningServices.length }, 'node connected');
     this.deps.bus.publish('NODE_CONNECTED', { nodeId: node.nodeId, host: node.host });
-    this.reconcile(node.nodeId, link, request.runningServices);
+    this.reconcile(node, link, request.runningServices);
     return node;
   }
 
@@ -273,13 +273,20 @@ export class Cluster {
     for (const handle of this.handles.values()) if (handle.nodeId === nodeId) yield handle;
   }
 
-  private reconcile(nodeId: string, link: AgentLink, running: readonly RunningService[]): void {
+  private reconcile(node: ClusterNode, link: AgentLink, running: readonly RunningService[]): void {
+    const { nodeId } = node;
     const reported = new Set<string>();
     for (const service of running) {
       reported.add(service.serviceName);
       const handle = this.handles.get(service.serviceName);
       if (handle && handle.nodeId === nodeId && handle.isAlive()) {
         handle.attach(link, service.pid);
+        // Recovered before its node was back, the record could not know the node's address yet.
+        const record = this.deps.registry.get(service.serviceName);
+        if (record) {
+          record.host = node.host;
+          record.pid = service.pid;
+        }
         continue;
       }
       // Nobody owns it any more (re-placed while the node was away, or stopped): no duplicates.
