@@ -8,9 +8,7 @@ import type { Config } from '../config/schema';
 import type { Logger } from '../log';
 import { defaultPortRanges, PortLeases } from '../core/ports';
 import { SOFTWARE, type SoftwareName } from '../core/software/kinds';
-import { buildStartCommand } from '../core/software/start-command';
-import { checkJar } from '../core/software/jar-check';
-import { findForgeArgsFile } from '../core/software/forge-args';
+import { inheritedEnv, serviceCommand } from '../core/software/service-command';
 import { applyServicePatches } from '../core/templates/patches';
 import { provisionStack } from '../core/templates/provision';
 import { launch, reattach, type ProcessHandle } from '../core/supervisor/process';
@@ -112,31 +110,9 @@ export class LocalServices {
       if (message.pullState && this.deps.pullState) await this.deps.pullState(name, workDir, message.syncExcludes);
       await provisionStack(layers, workDir, { overwrite: !message.isStatic });
       applyServicePatches(workDir, { software, port, forwarding: message.forwarding.mode, secret: message.forwarding.secret });
-      if (message.startCommand.length === 0) {
-        const problem = checkJar(workDir, software, message.jarName || null, message.version);
-        if (problem) throw new Error(problem);
-      }
-      const loader = software === 'FORGE' || software === 'NEOFORGE' ? software : null;
       const apiPort = Number(new URL(this.deps.controllerUrl).port || 80);
-      const argv = buildStartCommand({
-        software,
-        version: message.version,
-        memory: message.memory,
-        jvmArgs: message.jvmArgs,
-        jvmOptimize: message.jvmOptimize,
-        jarName: message.jarName || null,
-        javaPath: message.javaPath || null,
-        javaConfig: this.deps.java,
-        serviceName: name,
-        groupName: message.groupName,
-        port,
-        apiPort,
-        startCommand: message.startCommand,
-        forgeArgsFile: loader ? findForgeArgsFile(workDir, loader) : null,
-      });
-      const env: Record<string, string> = {};
-      for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SVC_')) env[key] = value;
-      Object.assign(env, message.env, { SVC_API_URL: this.deps.controllerUrl.replace(/\/$/, ''), SVC_SERVICE_PORT: String(port) });
+      const argv = serviceCommand({ ...message, software }, { name, group: message.groupName, port, workDir }, this.deps.java, apiPort);
+      const env = { ...inheritedEnv(process.env), ...message.env, SVC_API_URL: this.deps.controllerUrl.replace(/\/$/, ''), SVC_SERVICE_PORT: String(port) };
       const handle = await launch({ name, workDir, argv, env });
       const entry: Entry = { serviceName: name, groupName: message.groupName, port, workDir, stateDir: handle.stateDir, isStatic: message.isStatic, startedAt: handle.startedAt.getTime() };
       if (message.pullState) this.synced.set(name, message.syncExcludes);

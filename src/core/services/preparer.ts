@@ -1,11 +1,8 @@
-import { ApiError } from '../../errors';
 import type { Config } from '../../config/schema';
 import type { Group } from '../groups/model';
 import type { GroupStore } from '../groups/store';
 import { SOFTWARE } from '../software/kinds';
-import { buildStartCommand } from '../software/start-command';
-import { checkJar } from '../software/jar-check';
-import { findForgeArgsFile } from '../software/forge-args';
+import { inheritedEnv, serviceCommand } from '../software/service-command';
 import { forwardingModeFor } from '../templates/forwarding-mode';
 import { loadForwardingSecret } from '../templates/forwarding-secret';
 import { applyServicePatches } from '../templates/patches';
@@ -64,40 +61,14 @@ export class GroupServicePreparer implements ServicePreparer {
 
   /** The command (SERVICE_START_FAILED when the jar is missing) and environment for a prepared work dir. */
   plan(group: Group, service: { name: string; port: number; workDir: string }): CommandPlan {
-    const argv = this.command(group, service);
+    const argv = serviceCommand(group, { ...service, group: group.name }, this.deps.java, this.deps.apiPort());
     return { argv, env: this.environment(group, service, SOFTWARE[group.software].isProxy) };
-  }
-
-  private command(group: Group, service: { name: string; port: number; workDir: string }): string[] {
-    if (group.startCommand.length === 0) {
-      const problem = checkJar(service.workDir, group.software, group.jarName || null, group.version);
-      if (problem) throw new ApiError('SERVICE_START_FAILED', problem);
-    }
-    const loader = group.software === 'FORGE' || group.software === 'NEOFORGE' ? group.software : null;
-    return buildStartCommand({
-      software: group.software,
-      version: group.version,
-      memory: group.memory,
-      jvmArgs: group.jvmArgs,
-      jvmOptimize: group.jvmOptimize,
-      jarName: group.jarName || null,
-      javaPath: group.javaPath || null,
-      javaConfig: this.deps.java,
-      serviceName: service.name,
-      groupName: group.name,
-      port: service.port,
-      apiPort: this.deps.apiPort(),
-      startCommand: group.startCommand,
-      forgeArgsFile: loader ? findForgeArgsFile(service.workDir, loader) : null,
-    });
   }
 
   /** Backends get the derived service token, proxies the master token (reference behaviour). */
   private environment(group: Group, service: { name: string; port: number }, isProxy: boolean): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(this.deps.env)) if (value !== undefined && !key.startsWith('SVC_')) env[key] = value;
     return {
-      ...env,
+      ...inheritedEnv(this.deps.env),
       SVC_API_TOKEN: isProxy ? this.deps.tokens.master : this.deps.tokens.service,
       SVC_API_URL: `http://127.0.0.1:${this.deps.apiPort()}`,
       SVC_SERVICE_NAME: service.name,
