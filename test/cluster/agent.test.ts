@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { unzipSync } from 'fflate';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../../src/agent/run';
@@ -45,6 +45,8 @@ describe('cluster with an in-process agent', () => {
     await waitFor(() => a.connection.connected, { what: 'agent connected' });
     const nodes = await readJson(await c.api('/api/nodes'));
     expect(nodes.nodes.map((n: { nodeId: string }) => n.nodeId)).toEqual(['node-a']);
+    mkdirSync(join(c.controller.kernel.paths.templates, 'Remote'), { recursive: true });
+    writeFileSync(join(c.controller.kernel.paths.templates, 'Remote', 'motd.txt'), 'from the controller');
     const group = { name: 'Remote', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0, maxInstances: 2, placementNode: 'node-a', placementFallback: 'fail' };
     expect((await c.api('/api/groups', { method: 'POST', json: group })).status).toBe(201);
     const res = await c.api('/api/services/Remote/start', { method: 'POST' });
@@ -53,6 +55,11 @@ describe('cluster with an in-process agent', () => {
     expect(body.service).toMatchObject({ name: 'Remote-1', nodeId: 'node-a', host: '127.0.0.1' });
     await waitFor(() => c.controller.kernel.services.get('Remote-1')?.state === 'READY', { what: 'Remote-1 READY', timeoutMs: 10_000 });
     expect(c.controller.kernel.services.get('Remote-1')!.port).toBeGreaterThanOrEqual(41000);
+    // The template came by hash into the agent's cache, and from there into the work dir.
+    const cached = readdirSync(join(agentDirs.get('node-a')!, 'cache', 'templates'));
+    expect(cached).toEqual([expect.stringMatching(/^Remote@[0-9a-f]{64}$/)]);
+    const workDirs = readdirSync(join(agentDirs.get('node-a')!, 'services', 'temp'));
+    expect(readFileSync(join(agentDirs.get('node-a')!, 'services', 'temp', workDirs[0]!, 'motd.txt'), 'utf8')).toBe('from the controller');
     expect((await c.api('/api/services/Remote-1/stop', { method: 'POST' })).status).toBe(200);
     await waitFor(() => !c.controller.kernel.services.get('Remote-1'), { what: 'Remote-1 gone', timeoutMs: 10_000 });
     expect(a.services.count).toBe(0);
