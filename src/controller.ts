@@ -174,6 +174,7 @@ export class Controller {
       registry: services,
       apiPort: () => controller?.port ?? config.api.port,
       tokens: { master: master.token, service: auth.serviceToken },
+      haproxyProtocol: haproxyProtocol(config),
       env: process.env,
     });
     // Dedicated configs load with the groups (their names must not clash) and start with the preparer's patch and command steps.
@@ -287,7 +288,7 @@ export class Controller {
       await modules.start(kernel);
       controller.startAuditPruning();
       controller.startServiceSampling();
-      keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, exec: (name, command) => manager.exec(name, command) });
+      keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, haproxyProtocol: haproxyProtocol(config), exec: (name, command) => manager.exec(name, command) });
       // Services the last controller left are known before the API answers anything.
       await manager.recover();
       if (config.api.enabled) controller.listen();
@@ -470,6 +471,11 @@ export class Controller {
     kernel.log.info({ reason }, 'controller stopped');
     kernel.log.flush();
   }
+}
+
+/** Proxies expect the PROXY header exactly when a load balancer in front sends it; without one their template decides. */
+function haproxyProtocol(config: Config): boolean | undefined {
+  return config.loadbalancer.enabled ? config.loadbalancer.proxy_protocol : undefined;
 }
 
 function resolvePaths(dir: string, config: Config): Paths {

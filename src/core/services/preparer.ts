@@ -21,6 +21,8 @@ export interface PreparerDeps {
   /** The API port services call back on (known once the API listens). */
   apiPort: () => number;
   tokens: { master: string; service: string };
+  /** Proxies: `[advanced] haproxy-protocol` to match the load balancer (undefined: none in front). */
+  haproxyProtocol?: boolean;
   /** The controller's environment; SVC_* variables are never passed on (they may hold secrets). */
   env: Record<string, string | undefined>;
 }
@@ -56,6 +58,7 @@ export class GroupServicePreparer implements ServicePreparer {
       forwarding: forwardingModeFor(this.backendVersions()),
       secret: loadForwardingSecret(this.deps.dataDir),
       servers: SOFTWARE[group.software].isProxy ? readyBackends(this.deps.registry, this.deps.groups) : undefined,
+      haproxyProtocol: this.deps.haproxyProtocol,
     });
   }
 

@@ -17,6 +17,8 @@ export interface ProxySyncDeps {
   registry: ServiceRegistry;
   groups: GroupStore;
   dataDir: string;
+  /** `[advanced] haproxy-protocol` to match the load balancer (undefined: none in front). */
+  haproxyProtocol?: boolean;
   /** Writes a console line to a service (the manager's exec). */
   exec: (service: string, command: string) => void;
 }
@@ -44,7 +46,7 @@ export function keepProxiesInSync(deps: ProxySyncDeps): () => void {
       // A proxy on an agent has its files there; its bridge learns the server list from the API.
       if (proxy.nodeId !== LOCAL_NODE) continue;
       try {
-        const changed = patchProxy(proxy.workDir, { port: proxy.port, forwarding: forwardingModeFor(versions), servers, secret: loadForwardingSecret(deps.dataDir) });
+        const changed = patchProxy(proxy.workDir, { port: proxy.port, forwarding: forwardingModeFor(versions), servers, secret: loadForwardingSecret(deps.dataDir), haproxyProtocol: deps.haproxyProtocol });
         if (changed.includes('velocity.toml') && proxy.state === 'READY') deps.exec(proxy.name, 'velocity reload');
       } catch (error) {
         deps.log.error({ service: proxy.name, err: error }, 'could not update the proxy server list');

@@ -25,6 +25,8 @@ export interface ServicePatchOptions {
   secret: string;
   /** Proxies only: the backends for `[servers]`. */
   servers?: readonly ProxyServer[];
+  /** Proxies only: whether a load balancer in front sends the PROXY header (absent: no load balancer). */
+  haproxyProtocol?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface ServicePatchOptions {
  */
 export function applyServicePatches(workDir: string, options: ServicePatchOptions): string[] {
   if (SOFTWARE[options.software].isProxy) {
-    return patchProxy(workDir, { port: options.port, forwarding: options.forwarding, servers: options.servers ?? [], secret: options.secret });
+    return patchProxy(workDir, { port: options.port, forwarding: options.forwarding, servers: options.servers ?? [], secret: options.secret, haproxyProtocol: options.haproxyProtocol });
   }
   const written = [acceptEula(workDir), patchServerProperties(workDir, options.port)];
   if (PAPER_FAMILY.has(options.software)) written.push(...patchBackendForwarding(workDir, options.forwarding, options.secret));
@@ -80,6 +82,7 @@ export interface ProxyPatch {
   forwarding: ForwardingMode;
   servers: readonly ProxyServer[];
   secret: string;
+  haproxyProtocol?: boolean;
 }
 
 /** `velocity.toml` (created minimal if the templates had none) and `forwarding.secret` (mode 600). */

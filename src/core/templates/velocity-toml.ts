@@ -17,6 +17,12 @@ export interface VelocityPatch {
   port: number;
   forwarding: ForwardingMode;
   servers: readonly ProxyServer[];
+  /**
+   * `[advanced] haproxy-protocol`: true when the load balancer in front sends the PROXY
+   * protocol header (the proxy must then expect it), false when it does not; absent leaves the
+   * template's setting alone (no load balancer).
+   */
+  haproxyProtocol?: boolean;
 }
 
 /** Name of the file the proxy reads the forwarding secret from, relative to its work dir. */
@@ -68,6 +74,10 @@ export function patchVelocityToml(text: string | null, patch: VelocityPatch): st
     servers,
     'forced-hosts': forcedHosts.table,
   };
+  if (patch.haproxyProtocol !== undefined) {
+    const advanced = before.advanced;
+    expected.advanced = { ...(typeof advanced === 'object' && advanced !== null && !Array.isArray(advanced) ? (advanced as Table) : {}), 'haproxy-protocol': patch.haproxyProtocol };
+  }
 
   const eol = source.includes('\r\n') ? '\r\n' : '\n';
   const lines = source.split(/\r?\n/);
@@ -76,6 +86,7 @@ export function patchVelocityToml(text: string | null, patch: VelocityPatch): st
   setRootKey(lines, 'forwarding-secret-file', tomlString(FORWARDING_SECRET_FILE_NAME));
   replaceSection(lines, 'servers', serverLines(patch.servers), 'forced-hosts');
   if (forcedHosts.changed) replaceSection(lines, 'forced-hosts', forcedHostLines(forcedHosts.table), null);
+  if (patch.haproxyProtocol !== undefined) setSectionKey(lines, 'advanced', 'haproxy-protocol', String(patch.haproxyProtocol));
   const patched = lines.join(eol);
   if (parsesTo(patched, expected)) return patched;
   return stringifyToml(expected);
@@ -178,6 +189,28 @@ function setRootKey(lines: string[], key: string, rendered: string): void {
     if (isContent(line)) lastContent = i;
   }
   lines.splice(lastContent === -1 ? rootEnd : lastContent + 1, 0, `${key} = ${rendered}`);
+}
+
+/** Sets `key` inside table `name` (in place, else after the table's last key); a missing table is added at the end. */
+function setSectionKey(lines: string[], name: string, key: string, rendered: string): void {
+  const header = findHeader(lines, name);
+  if (header === -1) {
+    const at = trimmedEnd(lines);
+    lines.splice(at, 0, ...(at > 0 ? [''] : []), `[${name}]`, `${key} = ${rendered}`);
+    return;
+  }
+  const pattern = new RegExp(`^([ \\t]*(?:${key}|"${key}")[ \\t]*=[ \\t]*)(.*)$`);
+  let lastContent = header;
+  for (let i = header + 1; i < lines.length && !HEADER.test(lines[i]!); i++) {
+    const match = pattern.exec(lines[i]!);
+    if (match) {
+      const rest = match[2]!;
+      lines[i] = `${match[1]}${rendered}${rest.slice(tomlValueEnd(rest))}`;
+      return;
+    }
+    if (isContent(lines[i]!)) lastContent = i;
+  }
+  lines.splice(lastContent + 1, 0, `${key} = ${rendered}`);
 }
 
 /**

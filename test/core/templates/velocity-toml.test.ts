@@ -162,3 +162,27 @@ test('a layout the line edit cannot handle (inline [servers] table) is rendered 
   expect({ ...(toml.servers as Toml) }).toEqual({ lobby: '127.0.0.1:30001', try: ['lobby'] });
   expect({ ...(toml['forced-hosts'] as Toml) }).toEqual({});
 });
+
+describe('haproxy-protocol follows the load balancer', () => {
+  const patch = { port: 25577, forwarding: 'modern' as const, servers: SERVERS };
+
+  test('set in place in an existing [advanced], other keys and comments kept', () => {
+    const text = '[servers]\ntry = []\n\n[advanced]\n# keep me\ncompression-threshold = 256\nhaproxy-protocol = false # was off\n\n[forced-hosts]\n';
+    const out = patchVelocityToml(text, { ...patch, haproxyProtocol: true });
+    expect(parse(out).advanced).toEqual({ 'compression-threshold': 256, 'haproxy-protocol': true });
+    expect(out).toContain('# keep me');
+    expect(out).toContain('haproxy-protocol = true # was off');
+  });
+
+  test('added to [advanced] when absent, and the table added when missing', () => {
+    const withTable = patchVelocityToml('[advanced]\ncompression-threshold = 256\n', { ...patch, haproxyProtocol: true });
+    expect(parse(withTable).advanced).toEqual({ 'compression-threshold': 256, 'haproxy-protocol': true });
+    const minimal = patchVelocityToml(null, { ...patch, haproxyProtocol: false });
+    expect(parse(minimal).advanced).toEqual({ 'haproxy-protocol': false });
+  });
+
+  test('without a load balancer the template decides', () => {
+    const text = '[advanced]\nhaproxy-protocol = true\n';
+    expect(parse(patchVelocityToml(text, patch)).advanced).toEqual({ 'haproxy-protocol': true });
+  });
+});
