@@ -128,6 +128,26 @@ export const ClusterSection = T.Object({
   reconciliation_delay: NonNegativeInt(10000, 'ms to wait for agents before reconciling after a restart'),
 });
 
+/**
+ * Where server software, plugins and modpacks come from. Every upstream base URL is a key, so
+ * a mirror (or a test's local fake speaking the same format) can stand in for the public service.
+ */
+export const SoftwareSection = T.Object({
+  papermc_url: Str('https://fill.papermc.io', 'PaperMC downloads service (Paper, Folia, Velocity)'),
+  purpur_url: Str('https://api.purpurmc.org', 'Purpur API'),
+  pufferfish_url: Str('https://ci.pufferfish.host', 'Pufferfish build server'),
+  leaf_url: Str('https://api.leafmc.one', 'Leaf API'),
+  fabric_url: Str('https://meta.fabricmc.net', 'Fabric meta service'),
+  forge_url: Str('https://maven.minecraftforge.net', 'Forge maven'),
+  forge_promotions_url: Str('https://files.minecraftforge.net', 'Forge promotions (recommended and latest per game version)'),
+  neoforge_url: Str('https://maven.neoforged.net', 'NeoForge maven'),
+  mojang_url: Str('https://piston-meta.mojang.com', 'Mojang version manifest (release and snapshot lists)'),
+  modrinth_url: Str('https://api.modrinth.com', 'Modrinth API (plugins, modpacks)'),
+  hangar_url: Str('https://hangar.papermc.io', 'Hangar API (plugins)'),
+  curseforge_url: Str('https://api.curseforge.com', 'CurseForge API (modpacks; needs [packhost] api_key)'),
+  download_timeout: PositiveInt(300, 's a single download may take before it is abandoned'),
+});
+
 export const AuditSection = T.Object({
   enabled: Bool(true, 'record operator actions in the audit log'),
   retention_days: PositiveInt(90, 'days audit entries are kept'),
@@ -158,6 +178,7 @@ export const ConfigSchema = T.Object({
   resourcepacks: ResourcePacksSection,
   bedrock: BedrockSection,
   cluster: ClusterSection,
+  software: SoftwareSection,
   audit: AuditSection,
   metrics: MetricsSection,
   packhost: PackhostSection,
