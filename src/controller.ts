@@ -78,6 +78,8 @@ import { startCluster, type ClusterRuntime } from './cluster/runtime';
 import type { ClusterTiming } from './cluster/cluster';
 import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
+import { doctorRoutes } from './http/routes/doctor';
+import { pathsOf } from './config/paths';
 import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
 
@@ -361,6 +363,7 @@ export class Controller {
       ...stateSyncRoutes(kernel),
       ...loadBalancerRoutes(kernel),
       ...clusterRoutes(kernel),
+      ...doctorRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -479,14 +482,7 @@ function haproxyProtocol(config: Config): boolean | undefined {
 }
 
 function resolvePaths(dir: string, config: Config): Paths {
-  const paths: Paths = {
-    data: join(dir, 'data'),
-    config: join(dir, 'config'),
-    logs: resolve(dir, config.paths.logs),
-    templates: resolve(dir, config.paths.templates),
-    services: resolve(dir, config.paths.services),
-    dedicated: resolve(dir, config.paths.dedicated),
-  };
+  const paths = pathsOf(dir, config);
   for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
   return paths;
 }

@@ -12,6 +12,8 @@ const USAGE = `svc ${VERSION}: controller for Minecraft server networks
 Usage:
   svc [controller] [options]   run the controller (the default)
   svc init [options]           write a commented svc.toml and the folders, then exit
+  svc doctor [--json]          check this machine and the config without starting the controller
+                               (exit 0: ok or warnings, 1: failures, 2: the config cannot be read)
   svc agent [options]          run a cluster node: services for a controller on this machine
                                (reads <dir>/agent.toml, written with defaults on first start)
   svc cli [--help]             the remote console of a controller (svc cli --help)
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
+        json: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -71,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       return runController(dir, configPath);
     case 'init':
       return init(dir, configPath);
+    case 'doctor':
+      return doctor(dir, configPath, values.json === true);
     case 'agent':
       return runAgent(dir, values.config ? resolve(values.config) : join(dir, 'agent.toml'));
     default:
@@ -83,7 +88,7 @@ function init(dir: string, configPath: string): number {
   try {
     const written = ensureConfigFile(configPath);
     loadConfig(configPath); // validate what is there, written now or before
-    for (const folder of ['config', 'data', 'templates', 'services', 'logs']) mkdirSync(join(dir, folder), { recursive: true });
+    for (const folder of ['config', 'data', 'templates', 'services', 'dedicated', 'logs']) mkdirSync(join(dir, folder), { recursive: true });
     process.stdout.write(written ? `wrote ${configPath}\n` : `${configPath} already exists; left unchanged\n`);
     return 0;
   } catch (error) {
@@ -134,6 +139,17 @@ async function runController(dir: string, configPath: string): Promise<number> {
   // holding the event loop open (the API can be disabled).
   setInterval(() => undefined, 1 << 30);
   return new Promise<number>(() => undefined);
+}
+
+async function doctor(dir: string, configPath: string, json: boolean): Promise<number> {
+  const [{ offlineDoctor }, { renderDoctorReport }] = await Promise.all([import('./core/doctor/offline'), import('./core/doctor/render')]);
+  try {
+    const report = await offlineDoctor(dir, configPath, process.env);
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctorReport(report, Boolean(process.stdout.isTTY)));
+    return report.status === 'fail' ? 1 : 0;
+  } catch (error) {
+    return reportStartError(error);
+  }
 }
 
 async function runAgent(dir: string, configPath: string): Promise<number> {

@@ -4,6 +4,7 @@ import type { Command } from '../core/commands/command';
 import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import type { Migration } from '../storage/migrate';
+import type { DoctorSection } from '../core/doctor/model';
 
 /** What a module's dashboard page needs to find it: a title and the pages it adds. */
 export interface DashboardManifest {
@@ -41,6 +42,8 @@ export interface SvcModule {
   dashboard?: DashboardManifest;
   init?(ctx: ModuleContext): void | Promise<void>;
   routes?(ctx: ModuleContext): AnyRoute[];
+  /** Sections the module adds to the doctor report (after core's); a throwing check is a FAIL. */
+  doctorChecks?(ctx: ModuleContext): DoctorSection[];
   /** Console commands the module adds (after init); names must not clash with core's. */
   commands?(ctx: ModuleContext): Command[];
   stop?(): void | Promise<void>;

@@ -9,6 +9,7 @@ import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
 import type { DashboardManifest, ModuleContext, SvcModule } from './module';
+import type { DoctorSection } from '../core/doctor/model';
 
 export interface ModuleInfo {
   id: string;
@@ -49,6 +50,11 @@ export class ModuleRegistry {
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
       log.info({ version: module.version }, 'module loaded');
     }
+  }
+
+  /** The doctor sections of every started module, in start order. */
+  doctorSections(): DoctorSection[] {
+    return this.started.flatMap(({ module, ctx }) => module.doctorChecks?.(ctx) ?? []);
   }
 
   routes(): AnyRoute[] {

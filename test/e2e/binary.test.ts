@@ -64,6 +64,29 @@ describe('svc (compiled binary)', () => {
     for (const word of ['--url', '--token', '--profile', '--save', '-c, --command', 'Exit status']) expect(cli.stdout).toContain(word);
   });
 
+  test('doctor checks a config dir without starting the controller; its exit status is the verdict', () => {
+    const dir = emptyDir();
+    const missing = run(['doctor', '--dir', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('svc.toml does not exist');
+    expect(run(['init', '--dir', dir]).code).toBe(0);
+    const fine = run(['doctor', '--dir', dir, '--json']);
+    expect(fine.code).toBe(0);
+    const report = JSON.parse(fine.stdout);
+    expect(report.sections.map((s: { name: string }) => s.name)).toEqual(['Environment', 'Configuration', 'Storage', 'Database', 'Services', 'Cluster']);
+    expect(report.failCount).toBe(0);
+    // Nothing was started or created: no database, no generated token.
+    expect(existsSync(join(dir, 'data', 'svc.db'))).toBe(false);
+    const toml = readFileSync(join(dir, 'svc.toml'), 'utf8');
+    writeFileSync(join(dir, 'svc.toml'), toml.replace('# Accept agents on other machines.\nenabled = false', '# Accept agents on other machines.\nenabled = true'));
+    const cluster = run(['doctor', '--dir', dir]);
+    expect(cluster.stdout).toContain('FAIL  [cluster] enabled without a token');
+    expect(cluster.code).toBe(1);
+    const broken = emptyDir();
+    writeFileSync(join(broken, 'svc.toml'), '[api]\nport = "eighty"\n');
+    expect(run(['doctor', '--dir', broken]).code).toBe(2);
+  });
+
   test('an unknown command or option exits 2 with the usage', () => {
     const unknown = run(['frobnicate']);
     expect(unknown.code).toBe(2);

@@ -1,0 +1,63 @@
+import { Database } from 'bun:sqlite';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../config/load';
+import { pathsOf } from '../../config/paths';
+import type { TokenSource } from '../../http/master-token';
+import { GroupStore } from '../groups/store';
+import { ServiceStateFile } from '../services/state-file';
+import { configurationFindings } from './configuration';
+import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import { fail, info, ok, runDoctor, warn, type DoctorReport, type DoctorSection, type Finding } from './model';
+import { storageFindings } from './storage';
+
+/**
+ * `svc doctor`: the same checks against a working directory, without starting the controller
+ * (nothing is created or changed). What only a running controller knows (live services, nodes)
+ * is reported from what it left on disk, and says where to look for the live view.
+ */
+export async function offlineDoctor(dir: string, configPath: string, env: Record<string, string | undefined>, probe: JavaProbe = probeJava): Promise<DoctorReport> {
+  if (!existsSync(configPath)) {
+    return runDoctor([{ name: 'Configuration', run: () => [fail(`${configPath} does not exist`, 'run `svc init` (or start the controller once) to write it')] }]);
+  }
+  const { config, warnings } = loadConfig(configPath, env);
+  const paths = pathsOf(dir, config);
+  const groups = new GroupStore(join(paths.config, 'groups'));
+  const groupReport = existsSync(join(paths.config, 'groups')) ? groups.load() : { broken: [], warnings: [] };
+  const tokenSource: TokenSource = env.SVC_API_TOKEN ? 'environment' : config.api.token ? 'config' : 'generated';
+  const sections: DoctorSection[] = [
+    { name: 'Environment', run: () => environmentFindings(groups.list(), config.java, probe) },
+    {
+      name: 'Configuration',
+      run: () => [
+        ...warnings.map((w) => warn(w)),
+        ...groupReport.broken.map((b) => fail(`group file skipped: ${b.message}`, 'fix the file; the controller skips it until then')),
+        ...configurationFindings(config, tokenSource, dir),
+      ],
+    },
+    { name: 'Storage', run: () => storageFindings(paths) },
+    { name: 'Database', run: () => databaseOffline(join(paths.data, `${config.database.name}.db`)) },
+    { name: 'Services', run: () => servicesOffline(join(paths.data, 'state', 'services.json')) },
+    { name: 'Cluster', run: () => [info(config.cluster.enabled ? 'the cluster is enabled; its nodes are checked by GET /api/doctor on the running controller' : 'the cluster is not enabled')] },
+  ];
+  return runDoctor(sections);
+}
+
+function databaseOffline(file: string): Finding[] {
+  if (!existsSync(file)) return [info(`${file} does not exist yet`, 'it is created on the first start')];
+  const db = new Database(file, { readonly: true });
+  try {
+    const row = db.query('SELECT 1 AS one').get() as { one: number } | null;
+    return row?.one === 1 ? [ok(`${file} opens and answers`)] : [fail(`${file} did not answer SELECT 1`)];
+  } finally {
+    db.close();
+  }
+}
+
+function servicesOffline(stateFile: string): Finding[] {
+  const { services, problem } = new ServiceStateFile(stateFile).load();
+  const findings: Finding[] = [];
+  if (problem) findings.push(warn(problem));
+  findings.push(info(`${services.length} service(s) were running when the controller last stopped`, 'GET /api/doctor on the running controller checks live services'));
+  return findings;
+}

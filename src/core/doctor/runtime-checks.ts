@@ -1,0 +1,43 @@
+import type { Database } from 'bun:sqlite';
+import type { ServiceRegistry } from '../services/registry';
+import { HEALTHY_TPS } from '../services/view';
+import { fail, info, ok, warn, type Finding } from './model';
+
+const STUCK_MS = 10 * 60 * 1000;
+
+export function databaseFindings(db: Database): Finding[] {
+  const row = db.query('SELECT 1 AS one').get() as { one: number } | null;
+  return row?.one === 1 ? [ok('the database answers')] : [fail('the database did not answer SELECT 1', 'check the data/ folder and the log')];
+}
+
+/** Crashed, unhealthy, stuck on the way up, or restarting again and again. */
+export function serviceFindings(registry: ServiceRegistry, now = Date.now()): Finding[] {
+  const findings: Finding[] = [];
+  const all = registry.all();
+  for (const s of all) {
+    if (s.state === 'CRASHED') findings.push(warn(`${s.name} crashed${s.diagnosis ? `: ${s.diagnosis}` : ''}`, `GET /api/services/${s.name}/logs?source=stdout shows its last lines`));
+    if (s.state === 'READY' && s.tps !== null && s.tps < HEALTHY_TPS) findings.push(warn(`${s.name} runs at ${s.tps.toFixed(1)} TPS`, 'the server is overloaded: fewer players per instance or more memory'));
+    const since = s.startedAt?.getTime() ?? null;
+    if ((s.state === 'PREPARING' || s.state === 'STARTING') && !s.pooled && since !== null && now - since > STUCK_MS) {
+      findings.push(warn(`${s.name} has been ${s.state} for ${Math.round((now - since) / 60000)} min`, 'its log tells what it waits for; a ready pattern that never matches keeps it here'));
+    }
+    if (s.restartCount >= 3) findings.push(warn(`${s.name} was restarted ${s.restartCount} times`, 'a crash loop: read its diagnosis and last lines'));
+  }
+  if (findings.length === 0) findings.push(ok(all.length === 0 ? 'no services run' : `${all.length} service(s), none in trouble`));
+  return findings;
+}
+
+/** What the cluster check needs of the cluster: its nodes and whether each is connected. */
+export interface NodeList {
+  list(): { nodeId: string; connected: boolean }[];
+}
+
+export function clusterFindings(cluster: NodeList | null): Finding[] {
+  if (!cluster) return [info('the cluster is not enabled: every service runs on this machine')];
+  const nodes = cluster.list();
+  const online = nodes.filter((n) => n.connected);
+  if (online.length === 0) return [fail('the cluster is enabled but no node is online', 'start `svc agent` on a node and check its log for the reason it cannot connect')];
+  const findings = [ok(`${online.length} of ${nodes.length} node(s) online`)];
+  for (const node of nodes.filter((n) => !n.connected)) findings.push(warn(`node ${node.nodeId} is away`, 'its services are failed if it does not return within node_timeout'));
+  return findings;
+}

@@ -1,0 +1,19 @@
+import type { Kernel } from '../../kernel';
+import { configurationFindings } from './configuration';
+import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import type { DoctorSection } from './model';
+import { clusterFindings, databaseFindings, serviceFindings } from './runtime-checks';
+import { storageFindings } from './storage';
+
+/** The running controller's report: the reference's sections in order, then each module's. */
+export function controllerSections(kernel: Kernel, probe: JavaProbe = probeJava): DoctorSection[] {
+  return [
+    { name: 'Environment', run: () => environmentFindings(kernel.groups.list(), kernel.config.java, probe) },
+    { name: 'Configuration', run: () => configurationFindings(kernel.config, kernel.apiToken.source, kernel.dir) },
+    { name: 'Storage', run: () => storageFindings(kernel.paths) },
+    { name: 'Database', run: () => databaseFindings(kernel.db) },
+    { name: 'Services', run: () => serviceFindings(kernel.services) },
+    { name: 'Cluster', run: () => clusterFindings(kernel.cluster?.cluster ?? null) },
+    ...kernel.modules.doctorSections(),
+  ];
+}
