@@ -79,6 +79,7 @@ import type { ClusterTiming } from './cluster/cluster';
 import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
 import { doctorRoutes } from './http/routes/doctor';
+import { controllerInfoRoutes } from './http/routes/controller-info';
 import { pathsOf } from './config/paths';
 import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
@@ -364,6 +365,7 @@ export class Controller {
       ...loadBalancerRoutes(kernel),
       ...clusterRoutes(kernel),
       ...doctorRoutes(kernel),
+      ...controllerInfoRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));

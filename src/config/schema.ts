@@ -34,6 +34,7 @@ export const ControllerSection = T.Object({
   service_stale_timeout: NonNegativeInt(300, 's without a player-count report before an SDK service counts as crashed (0 = never)'),
   strict_config: Bool(false, 'refuse to start on unknown keys instead of warning'),
   backend_port_start: Port(30000, 'first port handed to backend services'),
+  update_check_url: Str('', 'latest-release JSON (GitHub releases API shape: tag_name) asked every 6 h for a newer svc; blank = no update check'),
 });
 
 export const ConsoleSection = T.Object({

@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'bun:test';
+import { parseChangelog } from '../../../src/core/info/changelog';
+import { UpdateCheck, updateTypeOf } from '../../../src/core/info/update-check';
+import { EventBus } from '../../../src/events/bus';
+import { createLogger } from '../../../src/log';
+
+const log = createLogger({ format: 'json', colored: false, stdout: { write: () => undefined } });
+
+describe('updateTypeOf', () => {
+  const cases: [string, string, string | null][] = [
+    ['0.13.0', '1.0.0', 'MAJOR'],
+    ['0.13.0', '0.14.0', 'MINOR'],
+    ['0.13.0', 'v0.13.2', 'PATCH'],
+    ['0.13.0', '0.13.0', null],
+    ['0.13.1', '0.13.0', null],
+    ['1.2.0', '0.9.9', null],
+    ['0.13.0', 'nightly', null],
+  ];
+  for (const [current, latest, expected] of cases) test(`${current} → ${latest}: ${expected}`, () => expect(updateTypeOf(current, latest)).toBe(expected));
+});
+
+describe('UpdateCheck', () => {
+  test('never waits: unknown first, the answer afterwards, announced once', async () => {
+    let calls = 0;
+    let now = 0;
+    const fake = (async () => {
+      calls++;
+      return Response.json({ tag_name: 'v0.14.1' });
+    }) as unknown as typeof fetch;
+    const bus = new EventBus(log);
+    const events: Record<string, string>[] = [];
+    bus.subscribe((e) => e.type === 'SVC_UPDATE_AVAILABLE' && events.push(e.data));
+    const check = new UpdateCheck({ url: 'http://updates.invalid/latest', currentVersion: '0.13.0', bus, log, fetch: fake, now: () => now });
+    expect(check.status()).toEqual({ updateAvailable: false, latestVersion: null, updateType: null });
+    await check.settled();
+    expect(check.status()).toEqual({ updateAvailable: true, latestVersion: '0.14.1', updateType: 'MINOR' });
+    expect(events).toEqual([{ currentVersion: '0.13.0', newVersion: '0.14.1', updateType: 'MINOR' }]);
+    expect(calls).toBe(1);
+    now += 7 * 3600 * 1000; // past the 6 h period: asked again, not announced again
+    check.status();
+    await check.settled();
+    expect(calls).toBe(2);
+    expect(events).toHaveLength(1);
+  });
+
+  test('a failing upstream keeps the last answer and waits before asking again; no URL, no check', async () => {
+    let calls = 0;
+    let now = 0;
+    const down = (async () => {
+      calls++;
+      throw new Error('connection refused');
+    }) as unknown as typeof fetch;
+    const check = new UpdateCheck({ url: 'http://updates.invalid/latest', currentVersion: '0.13.0', bus: new EventBus(log), log, fetch: down, now: () => now });
+    check.status();
+    await check.settled();
+    check.status();
+    await check.settled();
+    expect(calls).toBe(1);
+    now += 11 * 60 * 1000;
+    check.status();
+    await check.settled();
+    expect(calls).toBe(2);
+    expect(check.status().latestVersion).toBeNull();
+    const off = new UpdateCheck({ url: '', currentVersion: '0.13.0', bus: new EventBus(log), log, fetch: down });
+    off.status();
+    await off.settled();
+    expect(calls).toBe(2);
+  });
+});
+
+describe('parseChangelog', () => {
+  test('one entry per release heading, title from the first prose line, body without the heading', () => {
+    const entries = parseChangelog(`# Changelog\n\nIntro.\n\n## 0.14.0 (2026-12-01)\n\nClusters for everyone.\n\n- agents\n- migrate\n\n## 0.13.0 (unreleased)\n\n- only bullets\n`);
+    expect(entries).toEqual([
+      { version: '0.14.0', title: 'Clusters for everyone.', body: 'Clusters for everyone.\n\n- agents\n- migrate' },
+      { version: '0.13.0', title: 'unreleased', body: '- only bullets' },
+    ]);
+  });
+});
