@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { ApiError } from '../errors';
 import { join } from 'node:path';
 import { registerErrorCodes } from '../errors';
 import { parseTomlAgainst } from '../config/load';
@@ -16,15 +17,27 @@ export interface ModuleInfo {
   name: string;
   version: string;
   description: string;
+  /** active: loaded by this run; available: in the binary, not loaded. */
   status: 'active' | 'available';
+  /** Whether its module file is in modules/ now (loaded on the next start). */
+  installed: boolean;
+  /** Installed or uninstalled since this run started: a restart applies it. */
+  restartRequired: boolean;
   dashboard: DashboardManifest | null;
 }
 
 const MODULE_ID = /^[a-z][a-z0-9-]{0,31}$/;
+const MODULE_FILE = '.module';
 
-/** Holds the modules compiled into this binary and runs their lifecycle. */
+/**
+ * Holds the modules compiled into this binary and runs their lifecycle. Which of them load is
+ * decided by `modules/<id>.module` files in the working directory: on the very first start
+ * (no modules/ folder) every module is installed; `install` writes a module's file and
+ * `uninstall` removes it, each taking effect on the next start.
+ */
 export class ModuleRegistry {
   private readonly started: { module: SvcModule; ctx: ModuleContext }[] = [];
+  private dir: string | null = null;
 
   constructor(private readonly modules: readonly SvcModule[]) {
     const seen = new Set<string>();
@@ -37,7 +50,17 @@ export class ModuleRegistry {
   }
 
   async start(kernel: Kernel): Promise<void> {
+    this.dir = join(kernel.dir, 'modules');
+    if (!existsSync(this.dir)) {
+      mkdirSync(this.dir, { recursive: true });
+      for (const module of this.modules) this.writeFile(module);
+    }
+    for (const file of readdirSync(this.dir).filter((f) => f.endsWith(MODULE_FILE))) {
+      const id = file.slice(0, -MODULE_FILE.length);
+      if (!this.modules.some((m) => m.id === id)) kernel.log.warn({ file: join(this.dir, file) }, `module file for "${id}", which this build does not contain: ignored`);
+    }
     for (const module of this.modules) {
+      if (!this.isInstalled(module.id)) continue;
       const log = kernel.log.child({ area: `module:${module.id}` });
       if (module.errors) registerErrorCodes(module.errors);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
@@ -63,14 +86,56 @@ export class ModuleRegistry {
 
   list(): ModuleInfo[] {
     const active = new Set(this.started.map((s) => s.module.id));
-    return this.modules.map((m) => ({
-      id: m.id,
-      name: m.name,
-      version: m.version,
-      description: m.description,
-      status: active.has(m.id) ? 'active' : 'available',
-      dashboard: m.dashboard ?? null,
-    }));
+    return this.modules.map((m) => {
+      const installed = this.isInstalled(m.id);
+      return {
+        id: m.id,
+        name: m.name,
+        version: m.version,
+        description: m.description,
+        status: active.has(m.id) ? 'active' : 'available',
+        installed,
+        restartRequired: installed !== active.has(m.id),
+        dashboard: m.dashboard ?? null,
+      };
+    });
+  }
+
+  /** Writes the module's file; true when it was not installed before. Loaded on the next start. */
+  install(id: string): boolean {
+    const module = this.require(id);
+    if (this.isInstalled(id)) return false;
+    this.writeFile(module);
+    return true;
+  }
+
+  /** Removes the module's file; true when it was installed. It stays loaded until the next start. */
+  uninstall(id: string): boolean {
+    this.require(id);
+    if (!this.isInstalled(id)) return false;
+    rmSync(this.fileOf(id), { force: true });
+    return true;
+  }
+
+  private require(id: string): SvcModule {
+    const module = this.modules.find((m) => m.id === id);
+    if (!module) {
+      const known = this.modules.map((m) => m.id).join(', ') || 'none';
+      throw new ApiError('VALIDATION_FAILED', `this build has no module "${id}" (modules: ${known})`);
+    }
+    return module;
+  }
+
+  private isInstalled(id: string): boolean {
+    return this.dir !== null && existsSync(this.fileOf(id));
+  }
+
+  private fileOf(id: string): string {
+    return join(this.dir!, `${id}${MODULE_FILE}`);
+  }
+
+  private writeFile(module: SvcModule): void {
+    writeFileAtomic(this.fileOf(module.id), `${JSON.stringify({ id: module.id, version: module.version, installedAt: new Date().toISOString() })}\n`);
   }
 
   async stop(): Promise<void> {

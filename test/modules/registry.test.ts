@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { t } from 'elysia';
 import { ApiError } from '../../src/errors';
@@ -122,7 +122,7 @@ describe('module interface', () => {
 
   test('is listed active with its dashboard manifest', async () => {
     expect(await readJson(await c.api('/api/modules'))).toEqual({
-      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
+      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', installed: true, restartRequired: false, dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
     });
   });
 
@@ -162,6 +162,43 @@ describe('module interface', () => {
     expect(entry).toContain('notes');
     await d.stop();
     expect(stopped).toContain('notes');
+  });
+});
+
+describe('install and uninstall', () => {
+  test('uninstall keeps it loaded until the restart; install brings it back after the next', async () => {
+    const first = await startController({ modules: [notesModule] });
+    const dir = first.dir;
+    try {
+      const out = await first.api('/api/modules/uninstall/notes', { method: 'POST' });
+      expect(out.status).toBe(200);
+      expect(await readJson(out)).toEqual({ success: true, message: 'module notes uninstalled; restart the controller to unload it', restartRequired: true });
+      expect((await readJson(await first.api('/api/modules'))).modules[0]).toMatchObject({ status: 'active', installed: false, restartRequired: true });
+      expect(existsSync(join(dir, 'modules', 'notes.module'))).toBe(false);
+      expect((await readJson(await first.api('/api/modules/uninstall/notes', { method: 'POST' }))).message).toBe('module notes is not installed');
+      await first.stopKeepingDir();
+
+      const second = await startController({ modules: [notesModule], dir });
+      expect((await readJson(await second.api('/api/modules'))).modules[0]).toMatchObject({ status: 'available', installed: false, restartRequired: false });
+      expect((await second.api('/api/notes/1')).status).toBe(404); // its routes are gone
+      const installed = await second.api('/api/modules/install/notes', { method: 'POST' });
+      expect(installed.status).toBe(201);
+      expect((await readJson(installed)).restartRequired).toBe(true);
+      expect((await second.api('/api/modules/install/notes', { method: 'POST' })).status).toBe(200);
+      const audit = await readJson(await second.api('/api/audit?action=MODULE_INSTALLED'));
+      expect(audit.entries[0]).toMatchObject({ action: 'MODULE_INSTALLED', target: 'notes' });
+      await second.stopKeepingDir();
+
+      const third = await startController({ modules: [notesModule], dir });
+      expect((await readJson(await third.api('/api/modules'))).modules[0]).toMatchObject({ status: 'active', installed: true, restartRequired: false });
+      const unknown = await third.api('/api/modules/install/nope', { method: 'POST' });
+      expect(unknown.status).toBe(400);
+      expect((await readJson(unknown)).message).toBe('this build has no module "nope" (modules: notes)');
+      expect((await third.api('/api/modules/install/notes', { method: 'POST', token: third.service })).status).toBe(403);
+      await third.stopKeepingDir();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

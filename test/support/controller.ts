@@ -22,6 +22,8 @@ export interface TestController {
   /** fetch against the controller with the master token unless `token` says otherwise. */
   api(path: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
   stop(): Promise<void>;
+  /** Stops the controller and keeps its directory (for a restart on the same dir; remove it yourself). */
+  stopKeepingDir(): Promise<void>;
 }
 
 /** A temporary working directory, removed by the returned function. */
@@ -52,7 +54,10 @@ export async function startController(
     realShutdown?: boolean;
   } & Partial<ControllerOptions> = {},
 ): Promise<TestController> {
-  const { dir, remove } = tempDir();
+  // A restart test passes the first controller's dir (and removes it itself).
+  const own = options.dir ? null : tempDir();
+  const dir = options.dir ?? own!.dir;
+  const remove = own?.remove ?? (() => undefined);
   const base = [
     '[api]',
     `port = ${options.port ?? 0}`,
@@ -64,7 +69,7 @@ export async function startController(
     `token = "${options.clusterToken ?? CLUSTER_TOKEN}"`,
     options.clusterToml ?? '',
   ].join('\n');
-  writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
+  if (!options.dir) writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];
   const shutdowns: number[] = [];
   const shutdownRequests: string[] = [];
@@ -106,6 +111,9 @@ export async function startController(
     async stop() {
       await controller.stop('test finished');
       remove();
+    },
+    async stopKeepingDir() {
+      await controller.stop('test finished');
     },
   };
 }

@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log';
 const log = createLogger({ format: 'json', colored: false, stdout: { write: () => undefined } });
 
 describe('updateTypeOf', () => {
-  const cases: [string, string, string | null][] = [
+  const cases: [string, string, ReturnType<typeof updateTypeOf>][] = [
     ['0.13.0', '1.0.0', 'MAJOR'],
     ['0.13.0', '0.14.0', 'MINOR'],
     ['0.13.0', 'v0.13.2', 'PATCH'],
