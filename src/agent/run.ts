@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../log';
 import { loadAgentConfig, type AgentConfig } from './config';
-import { establishTrust } from './trust';
+import { establishTrust, TrustError, type Pinned } from './trust';
 import { TemplateCache } from './template-cache';
 import { LocalServices } from './local-services';
 import { AgentConnection, type AgentTiming } from './agent';
@@ -17,6 +17,21 @@ export interface RunningAgent {
   stop(options?: { stopServices?: boolean }): Promise<void>;
 }
 
+/** The first contact may come before the controller is up: retried with backoff while waiting can help. */
+async function pinWithRetries(trust: Parameters<typeof establishTrust>[0], log: Logger, timing: AgentTiming = { backoffMs: 1000, maxBackoffMs: 30_000 }): Promise<Pinned> {
+  let wait = timing.backoffMs;
+  for (;;) {
+    try {
+      return await establishTrust(trust);
+    } catch (error) {
+      if (!(error instanceof TrustError) || !error.retryable) throw error;
+      log.warn(`${error.message}; retrying in ${Math.round(wait / 1000)} s`);
+      await Bun.sleep(wait);
+      wait = Math.min(timing.maxBackoffMs, wait * 2);
+    }
+  }
+}
+
 /**
  * `svc agent`: reads agent.toml, pins the controller's certificate (trust on first use),
  * re-attaches the services the last agent process left, then connects and keeps connecting.
@@ -28,7 +43,7 @@ export async function startAgent(options: { dir: string; configPath: string; env
   for (const warning of warnings) log.warn(warning);
   const dataDir = join(options.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
-  const pinned = await establishTrust({ dataDir, controller: config.agent.controller, token: config.agent.token, fingerprint: config.agent.fingerprint });
+  const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, fingerprint: config.agent.fingerprint }, log, options.timing);
   log.info({ fingerprint: pinned.fingerprint || '(plain ws)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
   const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), config.agent.controller, config.agent.token);
   let connection: AgentConnection | undefined;

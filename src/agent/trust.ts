@@ -8,7 +8,15 @@ import { fingerprintOfPem } from '../cluster/certificate';
 const PinnedSchema = T.Object({ fingerprint: T.String(), certPem: T.String(), wsUrl: T.String(), pinnedAt: T.String() });
 export type Pinned = Static<typeof PinnedSchema>;
 
-export class TrustError extends Error {}
+/** Why the controller's certificate could not be pinned; `retryable` when waiting may fix it (the controller is not up yet). */
+export class TrustError extends Error {
+  constructor(
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Trust on first use, then strict. Without a pin, the bootstrap route (cluster token, over the
@@ -32,11 +40,12 @@ export async function establishTrust(options: { dataDir: string; controller: str
   try {
     response = await (options.fetch ?? fetch)(url, { headers: { authorization: `Bearer ${options.token}` }, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    throw new TrustError(`cannot reach the controller at ${url.origin}: ${(error as Error).message}`);
+    throw new TrustError(`cannot reach the controller at ${url.origin}: ${(error as Error).message}`, true);
   }
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as { message?: string };
-    throw new TrustError(`the controller refused the bootstrap request (${response.status}): ${body.message ?? response.statusText}`);
+    // 5xx and 429 pass; a refused token (401/403) or a cluster that is off (404) needs the operator.
+    throw new TrustError(`the controller refused the bootstrap request (${response.status}): ${body.message ?? response.statusText}`, response.status >= 500 || response.status === 429);
   }
   const bootstrap = (await response.json()) as { fingerprint: string; certPem: string; wsUrl: string };
   if (bootstrap.certPem) {

@@ -150,3 +150,29 @@ describe('cluster with an in-process agent', () => {
     await waitFor(() => !c.controller.kernel.services.get('Keep-1'), { what: 'Keep-1 stopped' });
   });
 });
+
+describe('an agent started before its controller', () => {
+  test('waits for the controller (backoff), then pins and connects; a refused token is not retried', async () => {
+    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+    const port = probe.port;
+    probe.stop(true);
+    const { dir, remove } = tempDir('svc-agent-early-');
+    cleanups.push(remove);
+    writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://127.0.0.1:${port}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "early"\npublic_host = "127.0.0.1"\n`);
+    const starting = startAgent({ dir, configPath: join(dir, 'agent.toml'), env: {}, timing: { backoffMs: 50, maxBackoffMs: 200 } });
+    const late = await startController({ port, clusterToml: 'enabled = true\nagent_port = 0\npublic_host = "127.0.0.1"' });
+    try {
+      const early = await starting;
+      agents.push(early);
+      await waitFor(() => early.connection.connected, { what: 'the early agent connected' });
+      expect(late.controller.kernel.cluster!.cluster.isConnected('early')).toBe(true);
+      // A wrong token is the operator's to fix: refused at once, not retried forever.
+      const other = tempDir('svc-agent-wrong-');
+      cleanups.push(other.remove);
+      writeFileSync(join(other.dir, 'agent.toml'), `[agent]\ncontroller = "${late.url}"\ntoken = "wrong-token"\nnode_name = "wrong"\n`);
+      await expect(startAgent({ dir: other.dir, configPath: join(other.dir, 'agent.toml'), env: {} })).rejects.toThrow('the controller refused the bootstrap request (401)');
+    } finally {
+      await late.stop();
+    }
+  });
+});
