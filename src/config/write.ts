@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 
 export interface AtomicWriteOptions {
   /** File mode of a newly created file. */
@@ -21,7 +22,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const { mode = 0o644, durable = true } = options;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  // A random part, so two writers of one file (two processes, or a sync and an async path) never share a temp file.
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fd = openSync(tmp, 'w', mode);
     try {

@@ -1,0 +1,178 @@
+import { mkdir, rmdir, unlink } from 'node:fs/promises';
+import { ApiError } from '../../errors';
+import type { Actor } from '../../events/catalogue';
+import type { Logger } from '../../log';
+import { writeFileAtomicAsync } from './atomic-write';
+import { fsError, notFound, realRoot, resolveExisting, resolveLeaf } from './confine';
+import { decodeContent, encodeContent, type ContentEncoding } from './content';
+import { listDirectory, type FileEntry } from './listing';
+import { joinRel } from './path-syntax';
+import { assertWritable, scopeNamed, type FileScope, type ScopeName } from './scopes';
+import { receiveUpload } from './upload';
+
+/** Largest file a JSON read returns (base64 grows it by a third); larger ones are downloaded raw. */
+export const MAX_JSON_READ_BYTES = 5 * 1024 * 1024;
+/** Largest upload (the spec's 100 MB, as MiB). */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** Room for the multipart framing and small fields around the file in an upload's body. */
+export const UPLOAD_OVERHEAD_BYTES = 1024 * 1024;
+
+export interface Listing {
+  scope: ScopeName;
+  path: string;
+  entries: FileEntry[];
+  total: number;
+}
+
+export interface FileContent {
+  scope: ScopeName;
+  path: string;
+  content: string;
+  encoding: ContentEncoding;
+  size: number;
+  lastModified: string;
+}
+
+/** A file to stream as it is (the route answers with its bytes). */
+export interface RawFile {
+  kind: 'raw';
+  /** Real path inside the scope. */
+  real: string;
+  name: string;
+  size: number;
+}
+
+export interface Written {
+  scope: ScopeName;
+  path: string;
+  size: number;
+  created: boolean;
+}
+
+const conflict = (message: string) => new ApiError('VALIDATION_FAILED', message, 409);
+
+/**
+ * The files API over the scopes (see scopes.ts): list, read, overwrite, mkdir, upload, delete.
+ * Takes checked path segments (path-syntax.ts) and never acts outside a scope (confine.ts).
+ * Writes are atomic: a reader sees the old file or the whole new one.
+ */
+export class FileStore {
+  constructor(
+    private readonly scopes: ReadonlyMap<ScopeName, FileScope>,
+    private readonly log: Logger,
+  ) {}
+
+  scope(name: string): FileScope {
+    return scopeNamed(this.scopes, name);
+  }
+
+  /** A directory's listing, a file's content (UTF-8 text or base64), or with `raw` the file to stream. */
+  async read(scope: FileScope, segments: readonly string[], options: { raw?: boolean } = {}): Promise<Listing | FileContent | RawFile> {
+    const path = joinRel(segments);
+    if (segments.length === 0 && (await realRoot(scope.root)) === null) {
+      // A scope whose folder was never created (no group yet) is empty, not missing.
+      if (options.raw) throw new ApiError('VALIDATION_FAILED', 'the scope root is a directory; raw download is for files');
+      return { scope: scope.name, path, entries: [], total: 0 };
+    }
+    const found = await resolveExisting(scope.root, segments);
+    if (found.stats.isDirectory()) {
+      if (options.raw) throw new ApiError('VALIDATION_FAILED', `${path || '/'} is a directory; raw download is for files`);
+      const entries = await listDirectory(found.rootReal, found.real, path);
+      return { scope: scope.name, path, entries, total: entries.length };
+    }
+    if (!found.stats.isFile()) throw new ApiError('PATH_NOT_FOUND', `${path} is not a regular file or directory`);
+    if (options.raw) return { kind: 'raw', real: found.real, name: segments.at(-1)!, size: found.stats.size };
+    if (found.stats.size > MAX_JSON_READ_BYTES) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `${path} is ${found.stats.size} bytes; JSON reads stop at ${MAX_JSON_READ_BYTES} bytes: download it with ?raw=1`);
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await Bun.file(found.real).bytes();
+    } catch (error) {
+      throw fsError(error, path);
+    }
+    return { scope: scope.name, path, ...encodeContent(bytes), size: bytes.byteLength, lastModified: found.stats.mtime.toISOString() };
+  }
+
+  /** Creates or replaces a file whose parent exists; a link inside the scope is written through. */
+  async write(scope: FileScope, segments: readonly string[], body: { content: string; encoding?: ContentEncoding }, actor: Actor): Promise<Written> {
+    assertWritable(scope);
+    const path = joinRel(segments);
+    if (segments.length === 0) throw new ApiError('VALIDATION_FAILED', 'name a file under the scope root to write');
+    const bytes = decodeContent(body.content, body.encoding);
+    const leaf = await resolveLeaf(scope.root, segments);
+    if (leaf.targetStats?.isDirectory()) throw conflict(`${path} is a directory; a PUT writes files`);
+    if (leaf.targetStats && !leaf.targetStats.isFile()) throw conflict(`${path} is not a regular file (a pipe, socket or device); it is not replaced`);
+    try {
+      await writeFileAtomicAsync(leaf.target, bytes, leaf.targetStats ? leaf.targetStats.mode & 0o7777 : null);
+    } catch (error) {
+      throw fsError(error, path);
+    }
+    this.log.info({ actor, scope: scope.name, path, size: bytes.byteLength }, 'file written');
+    return { scope: scope.name, path, size: bytes.byteLength, created: leaf.targetStats === null };
+  }
+
+  /** Creates one directory; its parent must exist. */
+  async makeDirectory(scope: FileScope, segments: readonly string[], actor: Actor): Promise<{ scope: ScopeName; path: string }> {
+    assertWritable(scope);
+    const path = joinRel(segments);
+    if (segments.length === 0) throw conflict('the scope root already exists; name the directory to create');
+    const leaf = await resolveLeaf(scope.root, segments);
+    if (leaf.entry) throw conflict(`${path} already exists`);
+    try {
+      await mkdir(leaf.path, { mode: 0o755 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw conflict(`${path} already exists`);
+      throw fsError(error, path);
+    }
+    this.log.info({ actor, scope: scope.name, path }, 'directory created');
+    return { scope: scope.name, path };
+  }
+
+  /** Streams a multipart upload into an existing directory (see upload.ts). */
+  async upload(
+    scope: FileScope,
+    segments: readonly string[],
+    request: { body: ReadableStream<Uint8Array> | null; contentType: string | null },
+    actor: Actor,
+  ): Promise<Written> {
+    assertWritable(scope);
+    const rel = joinRel(segments);
+    const dir = await resolveExisting(scope.root, segments);
+    if (!dir.stats.isDirectory()) throw conflict(`${rel} is a file; POST uploads into a directory (use PUT to replace a file's content)`);
+    const uploaded = await receiveUpload({
+      body: request.body,
+      contentType: request.contentType,
+      dir: dir.real,
+      rootReal: dir.rootReal,
+      rel,
+      maxFileBytes: MAX_UPLOAD_BYTES,
+      maxBodyBytes: MAX_UPLOAD_BYTES + UPLOAD_OVERHEAD_BYTES,
+    });
+    const path = rel ? `${rel}/${uploaded.name}` : uploaded.name;
+    this.log.info({ actor, scope: scope.name, path, size: uploaded.size }, 'file uploaded');
+    return { scope: scope.name, path, size: uploaded.size, created: !uploaded.replaced };
+  }
+
+  /**
+   * Deletes a file, a link (never what it points to) or an empty directory. The scope root is
+   * never deleted; a directory with entries is 409 (delete its entries first).
+   */
+  async remove(scope: FileScope, segments: readonly string[], actor: Actor): Promise<{ scope: ScopeName; path: string }> {
+    assertWritable(scope);
+    const path = joinRel(segments);
+    if (segments.length === 0) throw new ApiError('VALIDATION_FAILED', `the root of the ${scope.name} scope cannot be deleted`);
+    const leaf = await resolveLeaf(scope.root, segments);
+    if (!leaf.entry) throw notFound(path);
+    try {
+      if (leaf.entry.isDirectory()) await rmdir(leaf.path);
+      else await unlink(leaf.path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') throw conflict(`${path} is a directory that is not empty; delete its entries first`);
+      throw fsError(error, path);
+    }
+    this.log.info({ actor, scope: scope.name, path }, leaf.entry.isDirectory() ? 'directory deleted' : 'file deleted');
+    return { scope: scope.name, path };
+  }
+}
