@@ -10,6 +10,7 @@ import { loadForwardingSecret } from '../core/templates/forwarding-secret';
 import { resolveTemplateStack } from '../core/templates/stack';
 import type { Cluster } from './cluster';
 import { templateArchiveHash } from './template-archive';
+import type { JarSource } from '../core/software/jar-source';
 
 /**
  * The manager's view of the agents: placement through the cluster, and a launch described as
@@ -18,7 +19,7 @@ import { templateArchiveHash } from './template-archive';
 export class ClusterRemoteNodes implements RemoteNodes {
   constructor(
     private readonly cluster: Cluster,
-    private readonly deps: { templatesRoot: string; dataDir: string; groups: GroupStore; tokens: { master: string; service: string } },
+    private readonly deps: { templatesRoot: string; dataDir: string; groups: GroupStore; tokens: { master: string; service: string }; jars?: JarSource },
   ) {}
 
   place(group: Group, options: { exclude?: string; target?: string }): string {
@@ -30,8 +31,10 @@ export class ClusterRemoteNodes implements RemoteNodes {
   }
 
   async launch(nodeId: string, group: Group, service: { name: string; isStatic: boolean }): Promise<{ handle: ProcessHandle; port: number }> {
-    // Checks (and creates an implicit default) exactly as a local start would.
-    resolveTemplateStack(this.deps.templatesRoot, group);
+    // Checks (and creates an implicit default) exactly as a local start would, and fetches a
+    // missing server jar into the first template before the hashes are taken: agents get it with the template.
+    const layers = resolveTemplateStack(this.deps.templatesRoot, group);
+    await this.deps.jars?.ensureJar(group, layers.map((layer) => layer.dir));
     const templates = await Promise.all(templateStack(group).map(async (name) => ({ name, hash: await templateArchiveHash(this.deps.templatesRoot, name, group.software) })));
     const isProxy = SOFTWARE[group.software].isProxy;
     const backendVersions = this.deps.groups.list().filter((g) => !SOFTWARE[g.software].isProxy).map((g) => g.version);

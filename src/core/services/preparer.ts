@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema';
 import type { Group } from '../groups/model';
+import type { JarSource } from '../software/jar-source';
 import type { GroupStore } from '../groups/store';
 import { SOFTWARE } from '../software/kinds';
 import { inheritedEnv, serviceCommand } from '../software/service-command';
@@ -25,10 +26,13 @@ export interface PreparerDeps {
   haproxyProtocol?: boolean;
   /** The controller's environment; SVC_* variables are never passed on (they may hold secrets). */
   env: Record<string, string | undefined>;
+  /** Fetches a server jar none of the group's templates has into its first one (absent: nothing is fetched). */
+  jars?: JarSource;
 }
 
 /**
- * Makes a work dir ready and says how to run it: the template stack copied in (copy-on-write
+ * Makes a work dir ready and says how to run it: a missing server jar fetched into the group's
+ * first template, the template stack copied in (copy-on-write
  * where the file system allows), the per-service patches (EULA, ports, forwarding), then the
  * command: the group's own startCommand, or the one built for its software once the jar is
  * known to be there.
@@ -38,6 +42,7 @@ export class GroupServicePreparer implements ServicePreparer {
 
   async prepare(group: Group, service: { name: string; port: number; workDir: string; isStatic: boolean }): Promise<CommandPlan> {
     const layers = resolveTemplateStack(this.deps.templatesRoot, group);
+    await this.deps.jars?.ensureJar(group, layers.map((layer) => layer.dir));
     await provisionStack(
       layers.map((layer) => layer.dir),
       service.workDir,

@@ -1,12 +1,18 @@
 import { join } from 'node:path';
 import { findForgeArgsFile, isFile } from './forge-args';
 import { isInsideWorkDir, jarFileFor } from './jar-name';
+import { isDownloadable } from './jar-resolver';
 import type { SoftwareName } from './kinds';
 import { usesForgeArgsFile } from './start-command';
 import { parseGameVersion } from './version';
 
-/** svc does not download server software yet: every diagnosis says so, so nobody waits for it. */
-const NO_DOWNLOADS = 'downloads come in a later release';
+/**
+ * What svc fetches by itself, said in every diagnosis so nobody waits for a download that will
+ * not come: jars of the downloadable kinds when the controller prepares a group (not for
+ * dedicated services, nor inside a work dir an agent prepares); never an installer run.
+ */
+const DOWNLOADED = "svc downloads it into the group's first template when the controller prepares a start";
+const NOT_INSTALLED = 'svc does not run installers';
 
 /**
  * Null when what the built command runs is in `workDir`, else a sentence an operator can act on.
@@ -32,7 +38,8 @@ export function checkJar(
     return `CUSTOM needs jarName: put the server jar in ${workDir} and set the group's jarName to its file name`;
   }
   if (modernForge) {
-    return `neither an installed ${software} (libraries/.../unix_args.txt) nor ${jar} is in ${workDir}: run the ${software} installer with --installServer there, or put a server jar there or set jarName; ${NO_DOWNLOADS}`;
+    return `neither an installed ${software} (libraries/.../unix_args.txt) nor ${jar} is in ${workDir}: run the ${software} installer with --installServer there, or put a server jar there or set jarName; ${NOT_INSTALLED}`;
   }
-  return `${jar} is missing in ${workDir}: put the ${software} jar there or set jarName; ${NO_DOWNLOADS}`;
+  const fetched = isDownloadable(software) ? DOWNLOADED : NOT_INSTALLED;
+  return `${jar} is missing in ${workDir}: put the ${software} jar there or set jarName; ${fetched}`;
 }

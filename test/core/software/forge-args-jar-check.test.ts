@@ -63,7 +63,7 @@ describe('checkJar', () => {
   test('the diagnosis names the jar, the directory and the kind', () => {
     const dir = workDir(['paper.jar']);
     expect(checkJar(dir, 'PAPER')).toBe(
-      `server.jar is missing in ${dir}: put the PAPER jar there or set jarName; downloads come in a later release`,
+      `server.jar is missing in ${dir}: put the PAPER jar there or set jarName; svc downloads it into the group's first template when the controller prepares a start`,
     );
   });
 

@@ -1,0 +1,195 @@
+/**
+ * /api/software/* against local fakes of the upstream services, and the jar download a start
+ * does. Nothing here leaves the machine: every [software] URL is a fake or a closed port.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expectErrorBody, readJson, startController, tempDir, waitFor, type TestController } from '../support/controller';
+import { fakeFabric } from '../fixtures/upstream/fabric';
+import { fakeForge } from '../fixtures/upstream/forge';
+import { fakeLeaf } from '../fixtures/upstream/leaf';
+import { fakeNeoForge } from '../fixtures/upstream/neoforge';
+import { fakePaperMc } from '../fixtures/upstream/papermc';
+import { digest, fakeJar, gate } from '../fixtures/upstream/serve';
+
+const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
+const PAPER_JAR = fakeJar('paper 1.21.4 build 232', 512 * 1024);
+const TWINS_JAR = fakeJar('paper 1.20.6 build 151');
+const twinsGate = gate();
+
+const papermc = fakePaperMc({
+  paper: {
+    versions: { '1.21': ['1.21.4', '1.21.4-rc1', '1.21.3'], '1.20': ['1.20.6'] },
+    builds: {
+      '1.21.4': [{ id: 232, jar: PAPER_JAR }],
+      '1.21.3': [{ id: 82, jar: fakeJar('tampered'), sha256: '0'.repeat(64) }],
+      '1.20.6': [{ id: 151, jar: TWINS_JAR, gate: twinsGate.promise }],
+    },
+  },
+});
+const fabric = fakeFabric({ games: [{ version: '1.21.4', stable: true }, { version: '25w14a', stable: false }], loaders: [{ version: '0.16.14', stable: true }], installers: [{ version: '1.0.3', stable: true }], jar: fakeJar('fabric') });
+const forge = fakeForge(['1.20.1-47.3.0', '1.20.1-47.4.0'], { '1.20.1-recommended': '47.3.0', '1.20.1-latest': '47.4.0' });
+const neoforge = fakeNeoForge(['21.1.77']);
+const leaf = fakeLeaf({ '1.21.4': [{ build: 1, jar: fakeJar('leaf') }] });
+const scratch = tempDir('svc-fake-java-');
+let c: TestController;
+
+/**
+ * Stands in for `java`: the built command (`<java> -Xmx… -jar server.jar --nogui`) runs it in
+ * the work dir; it refuses to start unless the downloaded server.jar is there, then runs the
+ * fake Paper server (which reads its port from server.properties).
+ */
+const FAKE_JAVA = join(scratch.dir, 'fake-java');
+
+beforeAll(async () => {
+  writeFileSync(FAKE_JAVA, `#!/bin/sh\n[ -f server.jar ] || { echo "no server.jar in $(pwd)" >&2; exit 3; }\nexec '${process.execPath}' '${FAKE_PAPER}' --max-lifetime-ms 120000\n`);
+  chmodSync(FAKE_JAVA, 0o755);
+  c = await startController({
+    software: { papermc_url: papermc.url, fabric_url: fabric.url, forge_url: forge.url, forge_promotions_url: forge.url, neoforge_url: neoforge.url, leaf_url: leaf.url, download_timeout: 30, contact: 'ops@example.org' },
+    timing: { stopTimeoutMs: 2000 },
+  });
+});
+afterAll(async () => {
+  twinsGate.open();
+  await c.stop();
+  for (const fake of [papermc, fabric, forge, neoforge, leaf]) fake.close();
+  scratch.remove();
+});
+
+describe('GET /api/software/{type}/versions', () => {
+  test('stable, snapshots and latest from the upstream; the type in any case', async () => {
+    const res = await c.api('/api/software/paper/versions');
+    expect(res.status).toBe(200);
+    expect(await readJson(res)).toEqual({ software: 'PAPER', stable: ['1.21.4', '1.21.3', '1.20.6'], snapshots: ['1.21.4-rc1'], latest: '1.21.4' });
+    expect(await readJson(await c.api('/api/software/FABRIC/versions'))).toEqual({ software: 'FABRIC', stable: ['1.21.4'], snapshots: ['25w14a'], latest: '1.21.4' });
+    expect(await readJson(await c.api('/api/software/Forge/versions'))).toMatchObject({ software: 'FORGE', stable: ['1.20.1'] });
+    expect(await readJson(await c.api('/api/software/CUSTOM/versions'))).toEqual({ software: 'CUSTOM', stable: [], snapshots: [], latest: null });
+  });
+
+  test('answers are cached: the dashboard asking again does not reach the upstream', async () => {
+    const before = papermc.hits('/v3/projects/paper');
+    for (let i = 0; i < 5; i++) expect((await c.api('/api/software/PAPER/versions')).status).toBe(200);
+    expect(papermc.hits('/v3/projects/paper')).toBe(before); // the first test already fetched it
+    expect(papermc.hits('/v3/projects/paper')).toBe(1);
+  });
+
+  test('an unknown type is SOFTWARE_UNKNOWN; a malformed one VALIDATION_FAILED', async () => {
+    const unknown = await c.api('/api/software/spigot/versions');
+    expect(unknown.status).toBe(404);
+    expect((await expectErrorBody(unknown)).error).toBe('SOFTWARE_UNKNOWN');
+    const bad = await c.api('/api/software/pa%20per!/versions');
+    expect(bad.status).toBe(400);
+    expect((await expectErrorBody(bad)).error).toBe('VALIDATION_FAILED');
+  });
+
+  test('an upstream that is down: 503 SERVICE_UNAVAILABLE naming it and its URL, never a 500', async () => {
+    // PURPUR is not pointed at a fake: its URL is a closed local port.
+    const res = await c.api('/api/software/purpur/versions');
+    expect(res.status).toBe(503);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('SERVICE_UNAVAILABLE');
+    expect(body.message).toBe('Purpur API (http://127.0.0.1:1/v2/purpur) could not be reached: connection refused');
+    // A fake that was up and is closed: the cached answer would hide it, so a kind not asked yet.
+    leaf.close();
+    const closed = await c.api('/api/software/leaf/versions');
+    expect(closed.status).toBe(503);
+    expect((await expectErrorBody(closed)).message).toBe(`Leaf API (${leaf.url}/v2/projects/leaf) could not be reached: connection refused`);
+  });
+
+  test('admin only: 401 without a token, 403 with the service token', async () => {
+    expect((await c.api('/api/software/paper/versions', { token: null })).status).toBe(401);
+    const res = await c.api('/api/software/paper/versions', { token: c.service });
+    expect(res.status).toBe(403);
+    expect((await expectErrorBody(res)).error).toBe('FORBIDDEN');
+    expect((await c.api('/api/software/fabric/modloader-versions?mcVersion=1.21.4', { token: c.service })).status).toBe(403);
+  });
+});
+
+describe('GET /api/software/{type}/modloader-versions', () => {
+  test('FABRIC, FORGE, NEOFORGE', async () => {
+    expect(await readJson(await c.api('/api/software/fabric/modloader-versions?mcVersion=1.21.4'))).toEqual({ software: 'FABRIC', mcVersion: '1.21.4', versions: ['0.16.14'], latest: '0.16.14', recommended: '0.16.14' });
+    expect(await readJson(await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1'))).toEqual({ software: 'FORGE', mcVersion: '1.20.1', versions: ['47.4.0', '47.3.0'], latest: '47.4.0', recommended: '47.3.0' });
+    expect(await readJson(await c.api('/api/software/neoforge/modloader-versions?mcVersion=1.21.1'))).toEqual({ software: 'NEOFORGE', mcVersion: '1.21.1', versions: ['21.1.77'], latest: '21.1.77', recommended: '21.1.77' });
+    const before = forge.hits();
+    await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1');
+    await c.api('/api/software/forge/versions');
+    expect(forge.hits()).toBe(before); // maven metadata and promotions both cached
+  });
+
+  test('a kind without a loader is 400 naming the ones with one; unknown type 404; mcVersion required', async () => {
+    const paper = await c.api('/api/software/paper/modloader-versions?mcVersion=1.21.4');
+    expect(paper.status).toBe(400);
+    expect((await expectErrorBody(paper)).message).toBe('PAPER has no mod loader: modloader versions exist for FABRIC, FORGE, NEOFORGE');
+    const unknown = await c.api('/api/software/quilt/modloader-versions?mcVersion=1.21.4');
+    expect(unknown.status).toBe(404);
+    expect((await expectErrorBody(unknown)).error).toBe('SOFTWARE_UNKNOWN');
+    const missing = await c.api('/api/software/fabric/modloader-versions');
+    expect(missing.status).toBe(400);
+    expect((await expectErrorBody(missing)).error).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('a start whose jar is missing downloads it', () => {
+  const template = (group: string) => join(c.dir, 'templates', group);
+  const paperGroup = (name: string, version: string) => ({ name, software: 'PAPER', version, javaPath: FAKE_JAVA, jvmOptimize: false, memory: '256M', minInstances: 0, maxInstances: 2 });
+  const state = async (name: string) => (await readJson(await c.api(`/api/services/${name}`))).state as string;
+
+  test('PAPER: the jar lands in the group template (SHA-256 verified) and the built command runs', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: paperGroup('Hub', '1.21.4') })).status).toBe(201);
+    const res = await c.api('/api/services/Hub/start', { method: 'POST', token: c.service });
+    expect(res.status).toBe(201);
+    expect(digest('sha256', readFileSync(join(template('Hub'), 'server.jar')))).toBe(digest('sha256', PAPER_JAR));
+    expect(readdirSync(template('Hub')).filter((f) => f.endsWith('.part'))).toEqual([]);
+    await waitFor(async () => (await state('Hub-1')) === 'READY', { what: 'Hub-1 READY', timeoutMs: 15_000 });
+    expect(c.logs.some((l) => l.includes('downloaded paper 1.21.4 build 232') && l.includes('SHA256 verified'))).toBe(true);
+    // PaperMC asks for a User-Agent naming the software and a contact: metadata and jar requests alike.
+    const agents = [...new Set(papermc.userAgents)];
+    expect(agents).toHaveLength(1);
+    expect(agents[0]).toMatch(/^svc\/\S+ \(self-hosted Minecraft network controller; \+ops@example\.org\)$/);
+    expect(papermc.requests.some((r) => r.startsWith('GET /v1/objects/'))).toBe(true);
+    // The next start finds the jar in the template: no second download.
+    const jarHits = papermc.hits('/v1/objects/');
+    expect((await c.api('/api/services/Hub/start', { method: 'POST', token: c.service })).status).toBe(201);
+    expect(papermc.hits('/v1/objects/')).toBe(jarHits);
+    for (const name of ['Hub-1', 'Hub-2']) await c.api(`/api/services/${name}/stop`, { method: 'POST' });
+  });
+
+  test('a checksum mismatch: the start fails with SERVICE_START_FAILED and no file is left', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: paperGroup('Tampered', '1.21.3') })).status).toBe(201);
+    const res = await c.api('/api/services/Tampered/start', { method: 'POST', token: c.service });
+    expect(res.status).toBe(409);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('SERVICE_START_FAILED');
+    expect(body.message).toContain('server.jar is missing in the template of group Tampered and could not be downloaded');
+    expect(body.message).toContain(`from PaperMC downloads service (${papermc.url}/v1/objects/`);
+    expect(body.message).toContain(`SHA256 mismatch: expected ${'0'.repeat(64)}`);
+    expect(readdirSync(template('Tampered'))).toEqual([]);
+  });
+
+  test('two concurrent starts of the same group share one download', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: paperGroup('Twins', '1.20.6') })).status).toBe(201);
+    const { jars } = c.controller.software;
+    const joinedBefore = jars.stats.joined;
+    const starts = [1, 2].map(() => c.api('/api/services/Twins/start', { method: 'POST', token: c.service }));
+    await waitFor(() => jars.stats.joined === joinedBefore + 1, { what: 'the second start to join the running download' });
+    expect(papermc.requests.filter((r) => r.includes('paper-1.20.6-151.jar'))).toHaveLength(1);
+    twinsGate.open();
+    const responses = await Promise.all(starts);
+    expect(responses.map((r) => r.status)).toEqual([201, 201]);
+    expect(papermc.requests.filter((r) => r.includes('paper-1.20.6-151.jar'))).toHaveLength(1);
+    expect(digest('sha256', readFileSync(join(template('Twins'), 'server.jar')))).toBe(digest('sha256', TWINS_JAR));
+    await waitFor(async () => (await state('Twins-1')) === 'READY' && (await state('Twins-2')) === 'READY', { what: 'both READY', timeoutMs: 15_000 });
+    for (const name of ['Twins-1', 'Twins-2']) await c.api(`/api/services/${name}/stop`, { method: 'POST' });
+  });
+
+  test('no upstream: the start fails naming it and the URL, nothing is left', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: { ...paperGroup('Offline', '1.21.4'), software: 'PURPUR' } })).status).toBe(201);
+    const res = await c.api('/api/services/Offline/start', { method: 'POST', token: c.service });
+    expect(res.status).toBe(409);
+    expect((await expectErrorBody(res)).message).toBe(
+      'Offline-1: server.jar is missing in the template of group Offline and could not be downloaded: Purpur API (http://127.0.0.1:1/v2/purpur/1.21.4) could not be reached: connection refused',
+    );
+    expect(existsSync(join(template('Offline'), 'server.jar'))).toBe(false);
+  });
+});
