@@ -1,0 +1,104 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import type { Dedicated } from '../dedicated/model';
+import type { DedicatedStore } from '../dedicated/store';
+import type { GroupStore } from '../groups/store';
+import { walkTemplate } from '../templates/walk';
+import { ApiError } from '../../errors';
+import { MODPACK_MEMORY } from './install-group';
+import type { Skipped } from './mrpack';
+import type { Runtime } from './runtime';
+
+/** A new dedicated service made from a pack. */
+export interface DedicatedTarget {
+  name: string;
+  port: number;
+  memory?: string;
+  proxyEnabled?: boolean;
+}
+
+export interface DedicatedInstallDeps {
+  dedicated: DedicatedStore;
+  groups: GroupStore;
+}
+
+/**
+ * Whether an import may create this dedicated service: the name free (dedicated services and
+ * groups, case-insensitively), the port not another dedicated config's, and no directory of
+ * that name yet (an import never writes into a world it did not make). The store checks the
+ * rest again when the config is written.
+ */
+export function checkDedicatedTarget(target: DedicatedTarget, deps: DedicatedInstallDeps): void {
+  const lower = target.name.toLowerCase();
+  const existing = deps.dedicated.list().find((d) => d.name.toLowerCase() === lower);
+  if (existing) throw new ApiError('DEDICATED_ALREADY_EXISTS', `dedicated service "${existing.name}" already exists; import into it with POST /api/dedicated/${existing.name}/modpack/import or /modpack/upload`);
+  const group = deps.groups.list().find((g) => g.name.toLowerCase() === lower);
+  if (group) throw new ApiError('VALIDATION_FAILED', `"${target.name}" is the name of group "${group.name}"; a dedicated service needs a name of its own`);
+  const onPort = deps.dedicated.list().find((d) => d.port === target.port);
+  if (onPort) throw new ApiError('DEDICATED_PORT_IN_USE', `port ${target.port} is already the port of dedicated service "${onPort.name}"`);
+  const dir = deps.dedicated.directoryOf(target.name);
+  if (existsSync(dir)) throw new ApiError('VALIDATION_FAILED', `${dir} already exists; an import makes a new directory (import into an existing service with POST /api/dedicated/{name}/modpack/upload)`);
+}
+
+/**
+ * Moves the assembled `stage` (on the dedicated root's file system) to the service's
+ * directory, then writes its config (which provisions eula and the port). On failure neither
+ * is left.
+ */
+export async function installNewDedicated(stage: string, target: DedicatedTarget, runtime: Runtime, deps: DedicatedInstallDeps): Promise<Dedicated> {
+  checkDedicatedTarget(target, deps);
+  const dir = deps.dedicated.directoryOf(target.name);
+  await rename(stage, dir);
+  try {
+    return deps.dedicated.create({
+      name: target.name,
+      port: target.port,
+      software: runtime.software,
+      version: runtime.version,
+      memory: target.memory ?? MODPACK_MEMORY,
+      ...(target.proxyEnabled === undefined ? {} : { proxyEnabled: target.proxyEnabled }),
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Lays an assembled `stage` over an existing dedicated directory: each file moved into place
+ * (replacing a file of the same path; everything else, worlds included, stays), `mods/`
+ * emptied first when `replaceMods` (a pack's mods must match each other). A path leading out
+ * of the directory through a link someone placed there is left alone and reported. The
+ * config takes the pack's software and version. The caller made sure the service is stopped.
+ */
+export async function installIntoDedicated(stage: string, name: string, runtime: Runtime, replaceMods: boolean, deps: DedicatedInstallDeps): Promise<{ config: Dedicated; moved: number; skipped: Skipped[]; configUpdated: boolean }> {
+  const config = deps.dedicated.require(name);
+  const dir = deps.dedicated.directoryOf(name);
+  if (!existsSync(dir)) throw new ApiError('DEDICATED_DIRECTORY_NOT_FOUND', `${dir} does not exist`);
+  const root = realpathSync(dir);
+  const entries = walkTemplate(stage);
+  if (replaceMods && entries.some((e) => e.rel.startsWith('mods/') && e.kind === 'file')) await rm(join(dir, 'mods'), { recursive: true, force: true });
+  const skipped: Skipped[] = [];
+  let moved = 0;
+  for (const entry of entries) {
+    if (entry.kind !== 'file') continue;
+    const dest = join(dir, ...entry.rel.split('/'));
+    await mkdir(dirname(dest), { recursive: true });
+    const parent = realpathSync(dirname(dest));
+    if (parent !== root && !parent.startsWith(root + sep)) {
+      skipped.push({ path: entry.rel, reason: `its folder leads out of ${dir} through a link` });
+      continue;
+    }
+    // A rename replaces a file (or a link, not what it points at); a folder in the way is kept.
+    if ((await lstat(dest).catch(() => null))?.isDirectory()) {
+      skipped.push({ path: entry.rel, reason: 'a folder of that name is in the way' });
+      continue;
+    }
+    await rename(join(stage, ...entry.rel.split('/')), dest);
+    moved++;
+  }
+  const changed = config.software !== runtime.software || config.version !== runtime.version;
+  const updated = changed ? deps.dedicated.replace(name, { ...config, software: runtime.software, version: runtime.version }) : config;
+  return { config: updated, moved, skipped, configUpdated: changed };
+}
