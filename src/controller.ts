@@ -49,11 +49,16 @@ import { moduleRoutes } from './http/routes/modules';
 import { groupRoutes } from './http/routes/groups';
 import { dedicatedRoutes } from './http/routes/dedicated';
 import { softwareRoutes } from './http/routes/software';
+import { pluginRoutes } from './http/routes/plugins';
+import { SoftwareServices } from './core/software/software-services';
 import { serviceRoutes } from './http/routes/services';
 import { statusRoutes } from './http/routes/status';
 import { systemRoutes } from './http/routes/system';
 import { tokenRoutes } from './http/routes/tokens';
 import { stateSyncRoutes } from './http/routes/state-sync';
+import { modpackRoutes } from './http/routes/modpacks';
+import { Modpacks } from './core/modpacks/modpacks';
+import { fileRoutes } from './http/routes/files';
 import { StateSync } from './cluster/state-sync/store';
 import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
 import type { RequestGuard } from './http/guard';
@@ -125,6 +130,8 @@ export class Controller {
     readonly kernel: Kernel,
     private readonly heartbeat: Heartbeat,
     private readonly options: ControllerOptions,
+    /** Upstream version lists, server jars and plugins (their routes, and tests). */
+    readonly software: SoftwareServices,
   ) {}
 
   /** Reads config, opens storage and starts serving. Throws ConfigError for operator mistakes. */
@@ -169,7 +176,10 @@ export class Controller {
 
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
+    // Version lists, server jars for starts and plugins, from the upstreams named in [software].
+    const software = new SoftwareServices({ config: () => config.software, groups, templatesRoot: paths.templates, log: log.child({ area: 'software' }) });
     const preparer = new GroupServicePreparer({
+      jars: software.jars,
       templatesRoot: paths.templates,
       dataDir: paths.data,
       java: config.java,
@@ -220,7 +230,7 @@ export class Controller {
         db.close();
         throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
       }
-      manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, tokens: { master: master.token, service: auth.serviceToken } }));
+      manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, tokens: { master: master.token, service: auth.serviceToken }, jars: software.jars }));
     }
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
     const stress = new StressTest({ registry: services, groups, bus, log: log.child({ area: 'stress' }) });
@@ -279,6 +289,7 @@ export class Controller {
         { services: () => services.all().map((s) => s.name), groups: () => groups.list().map((g) => g.name), players: () => players.roster.all().map((p) => p.name) },
         log.child({ area: 'commands' }),
       ),
+      modpacks: new Modpacks({ config, paths, groups, dedicated, services, bus, log: log.child({ area: 'modpacks' }) }),
       cluster,
       apiToken: { source: master.source, file: master.file },
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
@@ -286,10 +297,11 @@ export class Controller {
     registerCoreSeries(kernel);
     if (cluster) registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
-    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options);
+    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software);
     try {
       await modules.start(kernel);
       controller.startAuditPruning();
+      kernel.modpacks.start();
       controller.startServiceSampling();
       keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, haproxyProtocol: haproxyProtocol(config), exec: (name, command) => manager.exec(name, command) });
       // Services the last controller left are known before the API answers anything.
@@ -353,7 +365,8 @@ export class Controller {
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
       ...dedicatedRoutes(kernel),
-      ...softwareRoutes(),
+      ...softwareRoutes(this.software),
+      ...pluginRoutes(this.software),
       ...serviceRoutes(kernel, kernel.manager),
       ...statusRoutes(kernel),
       ...proxyRoutes(kernel),
@@ -362,6 +375,8 @@ export class Controller {
       ...playerRoutes(kernel, kernel.network),
       ...commandRoutes(kernel),
       ...stateSyncRoutes(kernel),
+      ...modpackRoutes(kernel),
+      ...fileRoutes(kernel),
       ...loadBalancerRoutes(kernel),
       ...clusterRoutes(kernel),
       ...doctorRoutes(kernel),
@@ -460,6 +475,8 @@ export class Controller {
     // Services first (shutdown order: dedicated, stop-on-empty, other backends, proxies), while the API still answers them.
     await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     kernel.stress.close();
+    // Running imports end (and clean up) before their groups' files could be read back.
+    await kernel.modpacks.stop();
     kernel.cluster?.stop();
     for (const timer of this.timers) clearInterval(timer);
     this.heartbeat.stop();

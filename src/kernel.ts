@@ -15,6 +15,7 @@ import type { PlayerTracker } from './core/players/tracker';
 import type { ProxySettings } from './core/proxy/proxy-settings';
 import type { NetworkActions } from './core/proxy/network-actions';
 import type { CommandRegistry } from './core/commands/registry';
+import type { Modpacks } from './core/modpacks/modpacks';
 import type { TokenSource } from './http/master-token';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
@@ -83,6 +84,8 @@ export interface Kernel {
   readonly network: NetworkActions;
   /** Every console command: the local console, /api/commands and the multiplex socket run these. */
   readonly commands: CommandRegistry;
+  /** Modpack look-ups and imports (into groups and dedicated services), chunked uploads, import jobs. */
+  readonly modpacks: Modpacks;
   /** Agents, placement and the agent channel; null unless `[cluster] enabled`. */
   readonly cluster: ClusterRuntime | null;
   /** Where the master token came from (its value is config.api.token). */

@@ -134,9 +134,9 @@ export const ClusterSection = T.Object({
  * a mirror (or a test's local fake speaking the same format) can stand in for the public service.
  */
 export const SoftwareSection = T.Object({
-  papermc_url: Str('https://fill.papermc.io', 'PaperMC downloads service (Paper, Folia, Velocity)'),
+  papermc_url: Str('https://fill.papermc.io', 'PaperMC downloads service, Fill API v3 (Paper, Folia, Velocity)'),
   purpur_url: Str('https://api.purpurmc.org', 'Purpur API'),
-  pufferfish_url: Str('https://ci.pufferfish.host', 'Pufferfish build server'),
+  pufferfish_url: Str('https://ci.pufferfish.host', 'Pufferfish build server (Jenkins)'),
   leaf_url: Str('https://api.leafmc.one', 'Leaf API'),
   fabric_url: Str('https://meta.fabricmc.net', 'Fabric meta service'),
   forge_url: Str('https://maven.minecraftforge.net', 'Forge maven'),
@@ -147,6 +147,7 @@ export const SoftwareSection = T.Object({
   hangar_url: Str('https://hangar.papermc.io', 'Hangar API (plugins)'),
   curseforge_url: Str('https://api.curseforge.com', 'CurseForge API (modpacks; needs [packhost] api_key)'),
   download_timeout: PositiveInt(300, 's a single download may take before it is abandoned'),
+  contact: Str('', "URL or e-mail of this network's operator, sent in the User-Agent (PaperMC's downloads service asks for a contact)"),
 });
 
 export const AuditSection = T.Object({

@@ -57,7 +57,8 @@ export class RequestGuard {
     this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
 
     // Proxies, backends and agents often share one address: they get their own budget.
-    const trusted = who !== null && who !== 'invalid' && (who.kind === 'service' || who.kind === 'cluster');
+    const bulk = endpoint?.kind === 'route' && endpoint.route.budget === 'bulk';
+    const trusted = who !== null && who !== 'invalid' && (who.kind === 'service' || who.kind === 'cluster' || bulk);
     const budget = (trusted ? this.serviceLimit : this.publicLimit).take(ip);
     if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
     if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open

@@ -45,6 +45,12 @@ interface RouteMeta {
    * still refuses a Content-Length over it). Its content type is listed in the OpenAPI document.
    */
   rawBody?: { contentType: string };
+  /**
+   * `bulk`: a transfer split over many requests (chunked uploads). Authenticated callers spend
+   * the larger service budget here instead of the public 120/min, which a 1 GB upload in 4 MB
+   * chunks would exceed on its own; unauthenticated requests still count as public.
+   */
+  budget?: 'bulk';
   /** A tighter limit for this route, per client IP, on top of the global one. */
   rateLimit?: { max: number; windowMs: number };
 }

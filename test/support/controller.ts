@@ -26,6 +26,16 @@ export interface TestController {
   stopKeepingDir(): Promise<void>;
 }
 
+/** Nothing listens on port 1: an upstream pointed there fails at once, without leaving the machine. */
+export const OFFLINE_UPSTREAM = 'http://127.0.0.1:1';
+const UPSTREAM_KEYS = ['papermc_url', 'purpur_url', 'pufferfish_url', 'leaf_url', 'fabric_url', 'forge_url', 'forge_promotions_url', 'neoforge_url', 'mojang_url', 'modrinth_url', 'hangar_url', 'curseforge_url'];
+
+function softwareToml(overrides: Record<string, string | number>): string {
+  const values: Record<string, string | number> = Object.fromEntries(UPSTREAM_KEYS.map((key) => [key, OFFLINE_UPSTREAM]));
+  Object.assign(values, overrides);
+  return ['[software]', ...Object.entries(values).map(([key, value]) => `${key} = ${JSON.stringify(value)}`)].join('\n');
+}
+
 /** A temporary working directory, removed by the returned function. */
 export function tempDir(prefix = 'svc-test-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -52,6 +62,12 @@ export async function startController(
     jwt?: boolean;
     /** Let POST /api/shutdown really stop the controller (exit is still recorded, not taken). */
     realShutdown?: boolean;
+    /**
+     * `[software]` keys (e.g. `papermc_url` of a fake upstream). Every upstream URL not given
+     * points at a closed local port, so no test reaches the internet; a `toml` with its own
+     * `[software]` table replaces this one.
+     */
+    software?: Record<string, string | number>;
   } & Partial<ControllerOptions> = {},
 ): Promise<TestController> {
   // A restart test passes the first controller's dir (and removes it itself).
@@ -68,6 +84,7 @@ export async function startController(
     '[cluster]',
     `token = "${options.clusterToken ?? CLUSTER_TOKEN}"`,
     options.clusterToml ?? '',
+    /^\s*\[software\]/m.test(options.toml ?? '') ? '' : softwareToml(options.software ?? {}),
   ].join('\n');
   if (!options.dir) writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];
