@@ -1,19 +1,8 @@
+import type { SystemFacts } from '../core/info/system-facts';
 import type { AuthRequestMessage, HeartbeatResponseMessage } from './protocol';
 
-/** The system facts an agent reports at login (`GET /api/nodes` `system`). */
-export interface NodeSystem {
-  hostname: string;
-  osName: string;
-  osVersion: string;
-  osArch: string;
-  cpuModel: string;
-  availableProcessors: number;
-  systemCpuLoad: number;
-  systemMemoryUsedMb: number;
-  systemMemoryTotalMb: number;
-  runtimeVersion: string;
-  runtimeVendor: string;
-}
+/** The system facts an agent reports (`GET /api/nodes` `system`): the same shape as the controller's own info. */
+export type NodeSystem = SystemFacts;
 
 /** One cluster node as the controller knows it; kept after a disconnect until it fails. */
 export interface ClusterNode {

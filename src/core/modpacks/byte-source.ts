@@ -1,9 +1,8 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 
-/** Positioned reads, as FileHandle.read does them (a read may return fewer bytes than asked). */
-export interface RandomReader {
-  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-}
+import type { RandomReader } from '../zip/zip-directory';
+
+export type { RandomReader };
 
 /** The bytes of an archive, which may lie in several files one after another. */
 export interface ByteSource extends RandomReader {

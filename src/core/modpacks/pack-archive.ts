@@ -4,7 +4,7 @@ import { relPathProblem } from '../../cluster/state-sync/rel-path';
 import { ApiError } from '../../errors';
 import { openByteSource, type ByteSource } from './byte-source';
 import type { ArchiveLimits } from './limits';
-import { listZipEntries, ZipFormatError, type ZipEntry } from './zip-directory';
+import { listZipEntries, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
 import { extractEntry, readEntry } from './zip-extract';
 
 /** A file of the archive and where it goes, relative to the folder it is unpacked into. */

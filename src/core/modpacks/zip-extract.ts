@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { RandomReader } from './byte-source';
 import { Inflate } from 'fflate';
-import { entryDataStart, readAt, ZipFormatError, type ZipEntry } from './zip-directory';
+import { entryDataStart, readAt, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
 
 /** Stored data is copied this many bytes at a time (one buffer, reused). */
 const COPY_BYTES = 1024 * 1024;

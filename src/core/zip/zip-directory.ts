@@ -1,4 +1,7 @@
-import type { RandomReader } from './byte-source';
+/** Positioned reads of a file (a node FileHandle is one; so is a pack spread over chunk files). */
+export interface RandomReader {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
 
 /**
  * The central directory of a zip file on disk: every entry with its sizes, CRC and where its
