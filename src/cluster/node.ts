@@ -1,8 +1,8 @@
 import type { SystemFacts } from '../core/info/system-facts';
 import type { AuthRequestMessage, HeartbeatResponseMessage } from './protocol';
 
-/** The system facts an agent reports (`GET /api/nodes` `system`): the same shape as the controller's own info. */
-export type NodeSystem = SystemFacts;
+/** The system facts an agent reports (`GET /api/nodes` `system`): the controller info's shape, less its own process load. */
+export type NodeSystem = Omit<SystemFacts, 'processCpuLoad'>;
 
 /** One cluster node as the controller knows it; kept after a disconnect until it fails. */
 export interface ClusterNode {
