@@ -176,8 +176,8 @@ export class Controller {
 
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
-    // Version lists, server jars for starts and plugins, from the upstreams named in [software].
-    const software = new SoftwareServices({ config: () => config.software, groups, templatesRoot: paths.templates, log: log.child({ area: 'software' }) });
+    // Version lists, server jars (and Forge/NeoForge installs) for starts and plugins, from the upstreams named in [software].
+    const software = new SoftwareServices({ config: () => config.software, java: () => config.java, groups, templatesRoot: paths.templates, log: log.child({ area: 'software' }) });
     const preparer = new GroupServicePreparer({
       jars: software.jars,
       templatesRoot: paths.templates,

@@ -1,11 +1,13 @@
 /**
- * /api/software/* against local fakes of the upstream services, and the jar download a start
- * does. Nothing here leaves the machine: every [software] URL is a fake or a closed port.
+ * /api/software/* against local fakes of the upstream services, and the jar download (or the
+ * Forge/NeoForge install) a start does. Nothing here leaves the machine: every [software] URL
+ * is a fake or a closed port.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { expectErrorBody, readJson, startController, tempDir, waitFor, type TestController } from '../support/controller';
+import { writeFakeJava, type FakeJava } from '../fixtures/fake-java';
 import { fakeFabric } from '../fixtures/upstream/fabric';
 import { fakeForge } from '../fixtures/upstream/forge';
 import { fakeLeaf } from '../fixtures/upstream/leaf';
@@ -17,6 +19,8 @@ const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 const PAPER_JAR = fakeJar('paper 1.21.4 build 232', 512 * 1024);
 const TWINS_JAR = fakeJar('paper 1.20.6 build 151');
 const twinsGate = gate();
+const forgeTwinsGate = gate();
+const FORGE_FAILURE = 'Error: Failed to download net.minecraft:server:1.20.1 (connection reset)';
 
 const papermc = fakePaperMc({
   paper: {
@@ -29,7 +33,12 @@ const papermc = fakePaperMc({
   },
 });
 const fabric = fakeFabric({ games: [{ version: '1.21.4', stable: true }, { version: '25w14a', stable: false }], loaders: [{ version: '0.16.14', stable: true }], installers: [{ version: '1.0.3', stable: true }], jar: fakeJar('fabric') });
-const forge = fakeForge(['1.20.1-47.3.0', '1.20.1-47.4.0'], { '1.20.1-recommended': '47.3.0', '1.20.1-latest': '47.4.0' });
+// 47.3.0 (recommended) installs, 47.6.6 has a wrong checksum, 47.8.8 downloads until the gate opens, 47.9.9 fails.
+const forge = fakeForge(
+  ['1.20.1-47.3.0', '1.20.1-47.4.0', '1.20.1-47.6.6', '1.20.1-47.8.8', '1.20.1-47.9.9'],
+  { '1.20.1-recommended': '47.3.0', '1.20.1-latest': '47.4.0' },
+  { tampered: ['1.20.1-47.6.6'], gates: { '1.20.1-47.8.8': forgeTwinsGate.promise }, failing: { '1.20.1-47.9.9': FORGE_FAILURE } },
+);
 const neoforge = fakeNeoForge(['21.1.77']);
 const leaf = fakeLeaf({ '1.21.4': [{ build: 1, jar: fakeJar('leaf') }] });
 const scratch = tempDir('svc-fake-java-');
@@ -41,10 +50,13 @@ let c: TestController;
  * fake Paper server (which reads its port from server.properties).
  */
 const FAKE_JAVA = join(scratch.dir, 'fake-java');
+/** Plays both the Forge/NeoForge installer (`--installServer`) and the server it installed (test/fixtures/fake-java.ts). */
+let moddedJava: FakeJava;
 
 beforeAll(async () => {
   writeFileSync(FAKE_JAVA, `#!/bin/sh\n[ -f server.jar ] || { echo "no server.jar in $(pwd)" >&2; exit 3; }\nexec '${process.execPath}' '${FAKE_PAPER}' --max-lifetime-ms 120000\n`);
   chmodSync(FAKE_JAVA, 0o755);
+  moddedJava = writeFakeJava(scratch.dir, 'fake-modded-java');
   c = await startController({
     software: { papermc_url: papermc.url, fabric_url: fabric.url, forge_url: forge.url, forge_promotions_url: forge.url, neoforge_url: neoforge.url, leaf_url: leaf.url, download_timeout: 30, contact: 'ops@example.org' },
     timing: { stopTimeoutMs: 2000 },
@@ -52,6 +64,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   twinsGate.open();
+  forgeTwinsGate.open();
   await c.stop();
   for (const fake of [papermc, fabric, forge, neoforge, leaf]) fake.close();
   scratch.remove();
@@ -109,7 +122,13 @@ describe('GET /api/software/{type}/versions', () => {
 describe('GET /api/software/{type}/modloader-versions', () => {
   test('FABRIC, FORGE, NEOFORGE', async () => {
     expect(await readJson(await c.api('/api/software/fabric/modloader-versions?mcVersion=1.21.4'))).toEqual({ software: 'FABRIC', mcVersion: '1.21.4', versions: ['0.16.14'], latest: '0.16.14', recommended: '0.16.14' });
-    expect(await readJson(await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1'))).toEqual({ software: 'FORGE', mcVersion: '1.20.1', versions: ['47.4.0', '47.3.0'], latest: '47.4.0', recommended: '47.3.0' });
+    expect(await readJson(await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1'))).toEqual({
+      software: 'FORGE',
+      mcVersion: '1.20.1',
+      versions: ['47.9.9', '47.8.8', '47.6.6', '47.4.0', '47.3.0'],
+      latest: '47.4.0',
+      recommended: '47.3.0',
+    });
     expect(await readJson(await c.api('/api/software/neoforge/modloader-versions?mcVersion=1.21.1'))).toEqual({ software: 'NEOFORGE', mcVersion: '1.21.1', versions: ['21.1.77'], latest: '21.1.77', recommended: '21.1.77' });
     const before = forge.hits();
     await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1');
@@ -191,5 +210,126 @@ describe('a start whose jar is missing downloads it', () => {
       'Offline-1: server.jar is missing in the template of group Offline and could not be downloaded: Purpur API (http://127.0.0.1:1/v2/purpur/1.21.4) could not be reached: connection refused',
     );
     expect(existsSync(join(template('Offline'), 'server.jar'))).toBe(false);
+  });
+});
+
+describe('a FORGE/NEOFORGE start whose template lacks the server installs it', () => {
+  const template = (group: string) => join(c.dir, 'templates', group);
+  const moddedGroup = (name: string, software: 'FORGE' | 'NEOFORGE', version: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    software,
+    version,
+    javaPath: moddedJava.path,
+    jvmOptimize: false,
+    memory: '256M',
+    minInstances: 0,
+    maxInstances: 2,
+    ...extra,
+  });
+  const state = async (name: string) => (await readJson(await c.api(`/api/services/${name}`))).state as string;
+  const installerRuns = () => moddedJava.calls().filter((call) => call.args.endsWith('--installServer'));
+  const serverRuns = () => moddedJava.calls().filter((call) => !call.args.endsWith('--installServer'));
+  const stagingLeft = () => readdirSync(join(c.dir, 'templates')).filter((name) => name.includes('.install-'));
+  const start = (group: string) => c.api(`/api/services/${group}/start`, { method: 'POST', token: c.service });
+  /** Every file of a template with its content. */
+  const snapshot = (dir: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const walk = (at: string) => {
+      for (const entry of readdirSync(at, { withFileTypes: true })) {
+        if (entry.isDirectory()) walk(join(at, entry.name));
+        else out[relative(dir, join(at, entry.name))] = readFileSync(join(at, entry.name), 'utf8');
+      }
+    };
+    walk(dir);
+    return out;
+  };
+
+  test('FORGE: the recommended build is installed into the template, then the server runs from its unix_args.txt', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('Modded', 'FORGE', '1.20.1') })).status).toBe(201);
+    expect((await start('Modded')).status).toBe(201);
+    const args = 'libraries/net/minecraftforge/forge/1.20.1-47.3.0/unix_args.txt';
+    expect(existsSync(join(template('Modded'), args))).toBe(true);
+    expect(existsSync(join(template('Modded'), 'run.sh'))).toBe(true);
+    expect(readdirSync(template('Modded')).filter((f) => f.includes('installer'))).toEqual([]); // neither the jar nor its log
+    expect(stagingLeft()).toEqual([]);
+    await waitFor(async () => (await state('Modded-1')) === 'READY', { what: 'Modded-1 READY', timeoutMs: 15_000 });
+    expect(installerRuns().map((r) => r.args)).toEqual(['-jar forge-1.20.1-47.3.0-installer.jar --installServer']);
+    const server = serverRuns().at(-1)!;
+    expect(server.cwd).toMatch(/\/services\/.*Modded-1/); // the service's work dir, a copy of the template
+    expect(server.args).toEndWith(`-Dsvc.service.name=Modded-1 -Dsvc.service.group=Modded -Dsvc.service.port=${server.args.match(/svc\.service\.port=(\d+)/)![1]} -Dsvc.api.url=http://127.0.0.1:${c.controller.port} @${args} nogui`);
+    expect(c.logs.some((l) => l.includes('installed Forge 47.3.0 (recommended) installer for Minecraft 1.20.1 into the template of Modded'))).toBe(true);
+
+    // The next start finds the install in the template.
+    const { installs } = c.controller.software;
+    const started = installs.stats.started;
+    expect((await start('Modded')).status).toBe(201);
+    expect(installs.stats.started).toBe(started);
+    expect(installerRuns()).toHaveLength(1);
+    await waitFor(async () => (await state('Modded-2')) === 'READY', { what: 'Modded-2 READY', timeoutMs: 15_000 });
+    for (const name of ['Modded-1', 'Modded-2']) await c.api(`/api/services/${name}/stop`, { method: 'POST' });
+  });
+
+  test('NEOFORGE: the newest release for the game version, run from its unix_args.txt', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('Neo', 'NEOFORGE', '1.21.1') })).status).toBe(201);
+    expect((await start('Neo')).status).toBe(201);
+    await waitFor(async () => (await state('Neo-1')) === 'READY', { what: 'Neo-1 READY', timeoutMs: 15_000 });
+    expect(installerRuns().at(-1)!.args).toBe('-jar neoforge-21.1.77-installer.jar --installServer');
+    expect(serverRuns().at(-1)!.args).toEndWith('@libraries/net/neoforged/neoforge/21.1.77/unix_args.txt nogui');
+    expect(c.logs.some((l) => l.includes('SHA512 verified'))).toBe(true);
+    await c.api('/api/services/Neo-1/stop', { method: 'POST' });
+  });
+
+  test('the installer fails: 409 SERVICE_START_FAILED with its last line, the template as it was', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('ForgeBroken', 'FORGE', '1.20.1', { modloaderVersion: '47.9.9' }) })).status).toBe(201);
+    mkdirSync(join(template('ForgeBroken'), 'mods'), { recursive: true });
+    writeFileSync(join(template('ForgeBroken'), 'mods', 'keep.jar'), 'a mod');
+    writeFileSync(join(template('ForgeBroken'), 'server.properties'), 'motd=mine\n');
+    const before = snapshot(template('ForgeBroken'));
+    const res = await start('ForgeBroken');
+    expect(res.status).toBe(409);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('SERVICE_START_FAILED');
+    expect(body.message).toContain(`FORGE is not installed in the template of group ForgeBroken and could not be installed: the installer (forge-1.20.1-47.9.9-installer.jar, run with the group's javaPath "${moddedJava.path}") exited with code 1; its last lines:`);
+    expect(body.message.split('\n').at(-1)).toBe(FORGE_FAILURE);
+    expect(snapshot(template('ForgeBroken'))).toEqual(before);
+    expect(stagingLeft()).toEqual([]);
+  });
+
+  test('a checksum mismatch: 409 naming the URL, the installer never runs', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('ForgeTampered', 'FORGE', '1.20.1', { modloaderVersion: '47.6.6' }) })).status).toBe(201);
+    const runs = installerRuns().length;
+    const res = await start('ForgeTampered');
+    expect(res.status).toBe(409);
+    const body = await expectErrorBody(res);
+    expect(body.message).toContain(`from Forge maven (${forge.url}/net/minecraftforge/forge/1.20.1-47.6.6/forge-1.20.1-47.6.6-installer.jar): SHA256 mismatch`);
+    expect(installerRuns()).toHaveLength(runs);
+    expect(readdirSync(template('ForgeTampered'))).toEqual([]);
+    expect(stagingLeft()).toEqual([]);
+  });
+
+  test('two concurrent starts of the same group share one install', async () => {
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('ForgeTwins', 'FORGE', '1.20.1', { modloaderVersion: '47.8.8' }) })).status).toBe(201);
+    const { installs } = c.controller.software;
+    const joinedBefore = installs.stats.joined;
+    const starts = [1, 2].map(() => start('ForgeTwins'));
+    await waitFor(() => installs.stats.joined === joinedBefore + 1, { what: 'the second start to join the running install' });
+    forgeTwinsGate.open();
+    expect((await Promise.all(starts)).map((r) => r.status)).toEqual([201, 201]);
+    expect(installerRuns().filter((r) => r.args.includes('47.8.8'))).toHaveLength(1);
+    expect(forge.requests.filter((r) => r === 'GET /net/minecraftforge/forge/1.20.1-47.8.8/forge-1.20.1-47.8.8-installer.jar')).toHaveLength(1);
+    await waitFor(async () => (await state('ForgeTwins-1')) === 'READY' && (await state('ForgeTwins-2')) === 'READY', { what: 'both READY', timeoutMs: 15_000 });
+    for (const name of ['ForgeTwins-1', 'ForgeTwins-2']) await c.api(`/api/services/${name}/stop`, { method: 'POST' });
+  });
+
+  test('no Java: 409 naming the Java tried and where it came from', async () => {
+    const missing = '/nonexistent/jdk-17/bin/java';
+    expect((await c.api('/api/groups', { method: 'POST', json: moddedGroup('ForgeNoJava', 'FORGE', '1.20.1', { javaPath: missing }) })).status).toBe(201);
+    const res = await start('ForgeNoJava');
+    expect(res.status).toBe(409);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('SERVICE_START_FAILED');
+    expect(body.message).toContain(`could not be installed: Java could not be started: the group's javaPath "${missing}" was not found`);
+    expect(readdirSync(template('ForgeNoJava'))).toEqual([]);
+    expect(stagingLeft()).toEqual([]);
   });
 });

@@ -26,13 +26,13 @@ export interface PreparerDeps {
   haproxyProtocol?: boolean;
   /** The controller's environment; SVC_* variables are never passed on (they may hold secrets). */
   env: Record<string, string | undefined>;
-  /** Fetches a server jar none of the group's templates has into its first one (absent: nothing is fetched). */
+  /** Fetches a server jar (or installs a Forge/NeoForge server) none of the group's templates has into its first one (absent: nothing is fetched). */
   jars?: JarSource;
 }
 
 /**
- * Makes a work dir ready and says how to run it: a missing server jar fetched into the group's
- * first template, the template stack copied in (copy-on-write
+ * Makes a work dir ready and says how to run it: a missing server jar fetched (a Forge/NeoForge
+ * server installed) into the group's first template, the template stack copied in (copy-on-write
  * where the file system allows), the per-service patches (EULA, ports, forwarding), then the
  * command: the group's own startCommand, or the one built for its software once the jar is
  * known to be there.

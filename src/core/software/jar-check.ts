@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { findForgeArgsFile, isFile } from './forge-args';
+import { isInstallerSoftware } from './installer-resolver';
 import { isInsideWorkDir, jarFileFor } from './jar-name';
 import { isDownloadable } from './jar-resolver';
 import type { SoftwareName } from './kinds';
@@ -8,11 +9,13 @@ import { parseGameVersion } from './version';
 
 /**
  * What svc fetches by itself, said in every diagnosis so nobody waits for a download that will
- * not come: jars of the downloadable kinds when the controller prepares a group (not for
- * dedicated services, nor inside a work dir an agent prepares); never an installer run.
+ * not come: jars of the downloadable kinds, and Forge/NeoForge servers by running their
+ * installer, when the controller prepares a group (not for dedicated services, nor for a group
+ * with its own startCommand, nor inside a work dir an agent prepares); nothing for CUSTOM.
  */
 const DOWNLOADED = "svc downloads it into the group's first template when the controller prepares a start";
-const NOT_INSTALLED = 'svc does not run installers';
+const INSTALLED = "svc runs the installer into the group's first template when the controller prepares a start (a failed install fails that start with the reason)";
+const NOT_FETCHED = 'svc fetches nothing for CUSTOM';
 
 /**
  * Null when what the built command runs is in `workDir`, else a sentence an operator can act on.
@@ -38,8 +41,8 @@ export function checkJar(
     return `CUSTOM needs jarName: put the server jar in ${workDir} and set the group's jarName to its file name`;
   }
   if (modernForge) {
-    return `neither an installed ${software} (libraries/.../unix_args.txt) nor ${jar} is in ${workDir}: run the ${software} installer with --installServer there, or put a server jar there or set jarName; ${NOT_INSTALLED}`;
+    return `neither an installed ${software} (libraries/.../unix_args.txt) nor ${jar} is in ${workDir}: run the ${software} installer with --installServer there, or put a server jar there or set jarName; ${INSTALLED}`;
   }
-  const fetched = isDownloadable(software) ? DOWNLOADED : NOT_INSTALLED;
+  const fetched = isDownloadable(software) ? DOWNLOADED : isInstallerSoftware(software) ? INSTALLED : NOT_FETCHED;
   return `${jar} is missing in ${workDir}: put the ${software} jar there or set jarName; ${fetched}`;
 }

@@ -4,9 +4,9 @@ import type { Upstreams } from './upstream/upstreams';
 
 /**
  * Kinds whose server jar svc fetches on start. FORGE and NEOFORGE are not among them: their
- * servers come from running an installer (`--installServer`), which needs Java and writes
- * `libraries/` and the argument files; that stays the operator's step (jar-check says so).
- * CUSTOM has nothing to fetch.
+ * servers come from running the loader's installer (`--installServer`, with the group's Java),
+ * which writes `libraries/` and the argument files; server-installs.ts does that on start
+ * (installer-resolver.ts lists those kinds). CUSTOM has nothing to fetch.
  */
 export const DOWNLOADABLE_SOFTWARE = ['PAPER', 'PURPUR', 'FOLIA', 'PUFFERFISH', 'LEAF', 'VELOCITY', 'FABRIC'] as const satisfies readonly SoftwareName[];
 export type DownloadableSoftware = (typeof DOWNLOADABLE_SOFTWARE)[number];

@@ -4,8 +4,10 @@ import type { Logger } from '../../log';
 import type { Group } from '../groups/model';
 import { downloadFile } from './download';
 import { isFile } from './forge-args';
+import { isInstallerSoftware } from './installer-resolver';
 import { isInsideWorkDir, jarFileFor } from './jar-name';
 import { isDownloadable, resolveServerJar } from './jar-resolver';
+import type { ServerInstalls } from './server-installs';
 import { UpstreamError } from './upstream/http';
 import type { RemoteFile } from './upstream/model';
 import type { Upstreams } from './upstream/upstreams';
@@ -18,8 +20,10 @@ export interface JarSource {
   /**
    * Makes sure the jar the group's command runs is in one of `layerDirs` (its template stack in
    * copy order: the first is the group's own template, the global overlay last). When none has
-   * it and svc can fetch the kind, it is downloaded into the first. SERVICE_START_FAILED, with
-   * the upstream and URL named, when that fails; nothing is left behind then.
+   * it and svc can fetch the kind, it is downloaded into the first; a FORGE/NEOFORGE server is
+   * installed there by its installer instead. SERVICE_START_FAILED, with the upstream and URL
+   * (or the Java and the installer's last lines) named, when that fails; the template is left
+   * as it was then.
    */
   ensureJar(group: Group, layerDirs: readonly string[]): Promise<void>;
 }
@@ -30,6 +34,8 @@ export interface JarDownloadsDeps {
   timeoutSeconds: () => number;
   log: Logger;
   progressEveryMs?: number;
+  /** Runs the FORGE/NEOFORGE installers (absent: those kinds get nothing). */
+  installs?: ServerInstalls;
 }
 
 /**
@@ -44,6 +50,7 @@ export class JarDownloads implements JarSource {
   constructor(private readonly deps: JarDownloadsDeps) {}
 
   async ensureJar(group: Group, layerDirs: readonly string[]): Promise<void> {
+    if (isInstallerSoftware(group.software)) return this.deps.installs?.ensureInstalled(group, layerDirs);
     const target = layerDirs[0];
     // Without a version there is nothing to ask for; the command builder reports it.
     if (!target || !isDownloadable(group.software) || group.version.trim() === '') return;

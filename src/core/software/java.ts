@@ -42,3 +42,17 @@ export function selectJava(
   if (own) return own;
   return javaBinaryFor(javaMajorFor(software, version), javaConfig);
 }
+
+/**
+ * Which Java `selectJava` picked and why, for messages an operator acts on:
+ * `the group's javaPath "/opt/jdk/bin/java"`, `[java] java_17 "/usr/lib/jvm/17/bin/java"`, or
+ * `"java" from PATH (the Java 17 this version needs; [java] java_17 is blank)`.
+ */
+export function describeJava(software: SoftwareName, version: string, javaConfig: JavaConfig, javaPath?: string | null): string {
+  const own = javaPath?.trim();
+  if (own) return `the group's javaPath "${own}"`;
+  const major = javaMajorFor(software, version);
+  const configured = javaConfig[`java_${major}`].trim();
+  if (configured) return `[java] java_${major} "${configured}"`;
+  return `"${DEFAULT_JAVA}" from PATH (the Java ${major} this version needs; [java] java_${major} is blank)`;
+}

@@ -3,8 +3,11 @@ import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { codeOf } from './place-file';
 
-/** `deploy`: a template being staged. `old`: the previous template during and after a swap. */
-export type SiblingKind = 'deploy' | 'old';
+/**
+ * `deploy`: a template being staged. `old`: the previous template during and after a swap.
+ * `install`: a Forge/NeoForge installer's staging folder (software/server-installs.ts).
+ */
+export type SiblingKind = 'deploy' | 'old' | 'install';
 
 /** Leftovers this old are from a killed process (or one stuck far longer than any deploy). */
 const STALE_MS = 60 * 60 * 1000;
@@ -21,14 +24,15 @@ export function siblingPath(templateDir: string, kind: SiblingKind): string {
  *   name. It is renamed back (the newest, should there be several), so the interrupted deploy
  *   is undone rather than the next one building a template from nothing, and it is never
  *   taken for garbage.
- * - Stages and old templates older than an hour are removed. Younger ones are left alone: they
- *   may belong to another process. Removal is best effort; what stays is retried next time.
+ * - Stages, installer staging folders and old templates older than an hour are removed.
+ *   Younger ones are left alone: they may belong to another process. Removal is best effort;
+ *   what stays is retried next time.
  *
  * Only names this module makes (exactly 16 hex digits) are touched.
  */
 export function tidySiblings(templateDir: string, now = Date.now()): void {
   const parent = dirname(templateDir);
-  const pattern = new RegExp(`^${escapeRegExp(basename(templateDir))}\\.(deploy|old)-[0-9a-f]{16}$`);
+  const pattern = new RegExp(`^${escapeRegExp(basename(templateDir))}\\.(deploy|old|install)-[0-9a-f]{16}$`);
   let names: string[];
   try {
     names = readdirSync(parent).filter((name) => pattern.test(name));

@@ -99,7 +99,9 @@ describe('checkJar', () => {
 
   test('old Forge needs the jar even when an args file is there', () => {
     const dir = workDir([`${FORGE}/1.20.1-47.2.0/unix_args.txt`]);
-    expect(checkJar(dir, 'FORGE', null, '1.12.2')).toContain('server.jar is missing');
+    expect(checkJar(dir, 'FORGE', null, '1.12.2')).toBe(
+      `server.jar is missing in ${dir}: put the FORGE jar there or set jarName; svc runs the installer into the group's first template when the controller prepares a start (a failed install fails that start with the reason)`,
+    );
     expect(checkJar(workDir(['server.jar']), 'FORGE', null, '1.12.2')).toBeNull();
   });
 
@@ -108,6 +110,8 @@ describe('checkJar', () => {
     const message = checkJar(dir, 'FORGE', null, '1.20.1');
     expect(message).toContain('--installServer');
     expect(message).toContain(dir);
+    expect(message).toContain("svc runs the installer into the group's first template when the controller prepares a start");
+    expect(checkJar(dir, 'CUSTOM', 'custom.jar')).toEndWith('svc fetches nothing for CUSTOM');
     expect(checkJar(workDir(['server.jar']), 'FORGE', null, '1.20.1')).toBeNull();
   });
 });

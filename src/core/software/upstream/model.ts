@@ -22,6 +22,14 @@ export interface RemoteFile {
   fileName?: string;
 }
 
+/** A loader installer to run (Forge, NeoForge): the file, and the loader build it installs. */
+export interface InstallerFile extends RemoteFile {
+  /** The installer's own file name (`forge-1.20.1-47.3.0-installer.jar`); its log is `<fileName>.log`. */
+  fileName: string;
+  /** The loader version installed (`47.3.0`, `21.1.77`), as the group's `modloaderVersion` names it. */
+  loaderVersion: string;
+}
+
 /** `GET /api/software/{type}/versions` (REFERENCE-NOTES: `{software, stable, snapshots, latest}`), lists newest first. */
 export const VersionListSchema = Type.Object({
   software: SoftwareNameSchema,
