@@ -1,22 +1,22 @@
 import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
 import { arch, cpus, freemem, hostname, loadavg, release, totalmem, type as osType } from 'node:os';
 
-export interface SystemFacts {
-  hostname: string;
-  osName: string;
-  osVersion: string;
-  osArch: string;
-  cpuModel: string;
-  availableProcessors: number;
-  /** 0..1 over the time since the previous reading. */
-  systemCpuLoad: number;
-  /** This process, 0..1 of the whole machine, over the time since the previous reading. */
-  processCpuLoad: number;
-  systemMemoryUsedMb: number;
-  systemMemoryTotalMb: number;
-  runtimeVersion: string;
-  runtimeVendor: string;
-}
+export const SystemFactsSchema = Type.Object({
+  hostname: Type.String(),
+  osName: Type.String(),
+  osVersion: Type.String(),
+  osArch: Type.String(),
+  cpuModel: Type.String(),
+  availableProcessors: Type.Integer(),
+  systemCpuLoad: Type.Number({ description: '0..1 over the time since the previous reading' }),
+  processCpuLoad: Type.Number({ description: 'this process, 0..1 of the whole machine, over the time since the previous reading' }),
+  systemMemoryUsedMb: Type.Integer(),
+  systemMemoryTotalMb: Type.Integer(),
+  runtimeVersion: Type.String(),
+  runtimeVendor: Type.String(),
+});
+export type SystemFacts = Static<typeof SystemFactsSchema>;
 
 /** Busy and total jiffies of all CPUs from /proc/stat; null off Linux. */
 function procStat(): { busy: number; total: number } | null {

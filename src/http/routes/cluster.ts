@@ -4,6 +4,7 @@ import type { Kernel } from '../../kernel';
 import { ApiError } from '../../errors';
 import { SOFTWARE_NAMES } from '../../core/software/kinds';
 import { ServiceViewSchema, serviceView } from '../../core/services/view';
+import { SystemFactsSchema } from '../../core/info/system-facts';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { ClusterRuntime } from '../../cluster/runtime';
 import { templateArchiveHash, templateFiles, zipStream } from '../../cluster/template-archive';
@@ -18,19 +19,8 @@ const BootstrapSchema = t.Object({
   sans: t.Array(t.String()),
 });
 
-const NodeSystemSchema = t.Object({
-  hostname: t.String(),
-  osName: t.String(),
-  osVersion: t.String(),
-  osArch: t.String(),
-  cpuModel: t.String(),
-  availableProcessors: t.Integer(),
-  systemCpuLoad: t.Number(),
-  systemMemoryUsedMb: t.Integer(),
-  systemMemoryTotalMb: t.Integer(),
-  runtimeVersion: t.String(),
-  runtimeVendor: t.String(),
-});
+/** A node's system facts: the controller info's, less its own process load. */
+const NodeSystemSchema = Type.Omit(SystemFactsSchema, ['processCpuLoad']);
 
 const NodeSchema = t.Object({
   nodeId: t.String(),

@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import changelogText from '../../../CHANGELOG.md' with { type: 'text' };
 import type { Kernel } from '../../kernel';
 import { parseChangelog, type ChangelogEntry } from '../../core/info/changelog';
-import { SystemSampler } from '../../core/info/system-facts';
+import { SystemFactsSchema, SystemSampler } from '../../core/info/system-facts';
 import { UpdateCheck } from '../../core/info/update-check';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import { LOCAL_NODE } from '../../core/services/registry';
@@ -19,20 +19,7 @@ const InfoSchema = t.Object({
   servicesMaxMemoryMb: t.Integer({ description: '[controller] max_memory' }),
   servicesUsedMemoryMb: t.Integer({ description: 'resident memory of the services on this machine' }),
   runningServices: t.Integer(),
-  system: t.Object({
-    hostname: t.String(),
-    osName: t.String(),
-    osVersion: t.String(),
-    osArch: t.String(),
-    cpuModel: t.String(),
-    availableProcessors: t.Integer(),
-    systemCpuLoad: t.Number(),
-    processCpuLoad: t.Number(),
-    systemMemoryUsedMb: t.Integer(),
-    systemMemoryTotalMb: t.Integer(),
-    runtimeVersion: t.String(),
-    runtimeVendor: t.String(),
-  }),
+  system: SystemFactsSchema,
   updateAvailable: t.Boolean(),
   latestVersion: t.Union([t.String(), t.Null()], { description: 'null until an update check answered (or none is configured)' }),
   updateType: t.Union([t.Literal('MAJOR'), t.Literal('MINOR'), t.Literal('PATCH'), t.Null()]),
