@@ -1,12 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import type { Config } from '../config/schema';
-import type { EventBus } from '../events/bus';
-import type { Logger } from '../log';
-import type { ServiceRegistry } from '../core/services/registry';
-import type { MachineLimits } from '../core/scaling/placement';
 import { loadOrCreateCertificate, wantedSans, type ClusterCertificate } from './certificate';
-import { Cluster, type ClusterTiming } from './cluster';
+import { Cluster, type ClusterDeps } from './cluster';
 import { startClusterServer } from './server';
 
 /** What `GET /api/cluster/bootstrap` answers: what an agent pins before its first secure handshake. */
@@ -30,15 +25,7 @@ export interface ClusterRuntime {
  * Starts the cluster server when `[cluster] enabled`: the certificate (made on first start),
  * the agent channel on `bind:agent_port`, and the node bookkeeping. CLUSTER_STARTED once it listens.
  */
-export async function startCluster(deps: {
-  dir: string;
-  config: Config['cluster'];
-  bus: EventBus;
-  log: Logger;
-  registry: ServiceRegistry;
-  localLimits: () => MachineLimits;
-  timing?: Partial<ClusterTiming>;
-}): Promise<ClusterRuntime> {
+export async function startCluster(deps: ClusterDeps & { dir: string }): Promise<ClusterRuntime> {
   const { config, log } = deps;
   if (config.token === '') log.warn('[cluster] token is blank: no agent can authenticate (set it, or SVC_CLUSTER_TOKEN)');
   let certificate: ClusterCertificate | null = null;
@@ -52,7 +39,7 @@ export async function startCluster(deps: {
   } else {
     log.warn('[cluster] tls_enabled = false: the agent channel is plain ws://, tokens cross the network unencrypted');
   }
-  const cluster = new Cluster({ config, bus: deps.bus, log, registry: deps.registry, localLimits: deps.localLimits, timing: deps.timing });
+  const cluster = new Cluster(deps);
   const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log });
   const host = config.public_host || (config.bind === '0.0.0.0' || config.bind === '::' ? hostname() : config.bind);
   const wsUrl = `${certificate ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${server.port}/cluster`;

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'minecraft-protocol';
 import { readJson, startController, waitFor, type TestController } from '../support/controller';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
+import { waitForPackets } from '../support/minecraft-client';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -71,25 +72,7 @@ const ready = (name: string) => waitFor(async () => (await state(name)) === 'REA
 async function logIn(username: string, port: number): Promise<Client> {
   const client = createClient({ host: '127.0.0.1', port, username, auth: 'offline', version: VERSION });
   clients.push(client);
-  let loggedIn = false;
-  let failure: string | undefined;
-  client.once('login', () => {
-    loggedIn = true;
-  });
-  // Kept for the client's whole life: an 'error' without a listener would throw (the server stopping resets sockets).
-  client.on('error', (error) => {
-    failure ??= error.message;
-  });
-  client.once('end', (reason) => {
-    failure ??= `connection ended: ${reason}`;
-  });
-  await waitFor(
-    () => {
-      if (!loggedIn && failure !== undefined) throw new Error(`${username} could not log in on port ${port}: ${failure}`);
-      return loggedIn;
-    },
-    { timeoutMs: 20_000, what: `${username} logged in on port ${port}` },
-  );
+  await waitForPackets(client, ['login'], { what: `${username} logged in on port ${port}`, failure: `${username} could not log in on port ${port}`, timeoutMs: 20_000 });
   return client;
 }
 

@@ -15,6 +15,7 @@ import type { Backend } from '../../src/loadbalancer/model';
 import { spawnFixture, type FixtureProcess } from '../fixtures/spawn-fixture';
 import { waitFor } from '../support/controller';
 import { startBalancer, type TestBalancer } from './support';
+import { waitForPackets } from '../support/minecraft-client';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
 const VERSION = '1.21.4';
@@ -36,29 +37,7 @@ async function startSquid(name: string): Promise<Backend> {
 async function play(username: string): Promise<Client> {
   const client = createClient({ host: '127.0.0.1', port: b.port, username, auth: 'offline', version: VERSION });
   clients.push(client);
-  let login = false;
-  let spawn = false;
-  let failure: string | undefined;
-  client.once('login', () => {
-    login = true;
-  });
-  client.once('spawn_position', () => {
-    spawn = true;
-  });
-  // Kept for the client's whole life: an 'error' without a listener would throw (a server killed resets sockets).
-  client.on('error', (error) => {
-    failure ??= error.message;
-  });
-  client.once('end', (reason) => {
-    failure ??= `connection ended: ${reason}`;
-  });
-  await waitFor(
-    () => {
-      if (!(login && spawn) && failure !== undefined) throw new Error(`${username} could not join through the balancer: ${failure}`);
-      return login && spawn;
-    },
-    { timeoutMs: 15_000, what: `${username} joined and spawned` },
-  );
+  await waitForPackets(client, ['login', 'spawn_position'], { what: `${username} joined and spawned`, failure: `${username} could not join through the balancer`, timeoutMs: 15_000 });
   return client;
 }
 

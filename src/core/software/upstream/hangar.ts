@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { trimBase, UpstreamError, type UpstreamHttp } from './http';
+import { nullIfNotFound, trimBase, type UpstreamHttp } from './http';
 
 /**
  * PaperMC's plugin repository Hangar, API v1 (https://hangar.papermc.io/api-docs,
@@ -76,22 +76,14 @@ export class HangarClient {
 
   /** The project by slug or numeric id, or null when Hangar does not know it. */
   async project(slugOrId: string): Promise<HangarProject | null> {
-    return this.orNull(this.http.json(HANGAR, `${this.root()}/projects/${encodeURIComponent(slugOrId)}`, ProjectSchema));
+    return nullIfNotFound(this.http.json(HANGAR, `${this.root()}/projects/${encodeURIComponent(slugOrId)}`, ProjectSchema));
   }
 
   /** Versions for the platform and game version, newest first; null when the project is unknown. */
   async versions(slug: string, platform: HangarPlatform, gameVersion: string): Promise<HangarVersion[] | null> {
     const params = new URLSearchParams({ platform, platformVersion: gameVersion, limit: '25', offset: '0' });
-    const body = await this.orNull(this.http.json(HANGAR, `${this.root()}/projects/${encodeURIComponent(slug)}/versions?${params}`, Paged(VersionSchema)));
+    const body = await nullIfNotFound(this.http.json(HANGAR, `${this.root()}/projects/${encodeURIComponent(slug)}/versions?${params}`, Paged(VersionSchema)));
     return body?.result ?? null;
   }
 
-  private async orNull<T>(request: Promise<T>): Promise<T | null> {
-    try {
-      return await request;
-    } catch (error) {
-      if (error instanceof UpstreamError && error.notFound) return null;
-      throw error;
-    }
-  }
 }

@@ -146,3 +146,13 @@ export function seconds(ms: number): string {
 export function trimBase(base: string): string {
   return base.replace(/\/+$/, '');
 }
+
+/** The answer, or null when the upstream said it does not know what was asked (404); other failures are thrown. */
+export async function nullIfNotFound<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof UpstreamError && error.notFound) return null;
+    throw error;
+  }
+}

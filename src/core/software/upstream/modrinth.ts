@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { trimBase, UpstreamError, type UpstreamHttp } from './http';
+import { nullIfNotFound, trimBase, type UpstreamHttp } from './http';
 import type { Checksum } from './model';
 
 /**
@@ -86,27 +86,19 @@ export class ModrinthClient {
 
   /** The project, or null when Modrinth does not know it. */
   async project(idOrSlug: string): Promise<ModrinthProject | null> {
-    return this.orNull(this.http.json(MODRINTH, `${this.root()}/project/${encodeURIComponent(idOrSlug)}`, ProjectSchema));
+    return nullIfNotFound(this.http.json(MODRINTH, `${this.root()}/project/${encodeURIComponent(idOrSlug)}`, ProjectSchema));
   }
 
   /** Versions for these loaders and game version, newest first; null when the project is unknown. */
   async versions(idOrSlug: string, loaders: readonly string[], gameVersion: string): Promise<ModrinthVersion[] | null> {
     const params = new URLSearchParams({ loaders: JSON.stringify(loaders), game_versions: JSON.stringify([gameVersion]) });
-    return this.orNull(this.http.json(MODRINTH, `${this.root()}/project/${encodeURIComponent(idOrSlug)}/version?${params}`, Type.Array(VersionSchema)));
+    return nullIfNotFound(this.http.json(MODRINTH, `${this.root()}/project/${encodeURIComponent(idOrSlug)}/version?${params}`, Type.Array(VersionSchema)));
   }
 
   async version(id: string): Promise<ModrinthVersion | null> {
-    return this.orNull(this.http.json(MODRINTH, `${this.root()}/version/${encodeURIComponent(id)}`, VersionSchema));
+    return nullIfNotFound(this.http.json(MODRINTH, `${this.root()}/version/${encodeURIComponent(id)}`, VersionSchema));
   }
 
-  private async orNull<T>(request: Promise<T>): Promise<T | null> {
-    try {
-      return await request;
-    } catch (error) {
-      if (error instanceof UpstreamError && error.notFound) return null;
-      throw error;
-    }
-  }
 }
 
 /** The file to install: the primary one, else the first. */

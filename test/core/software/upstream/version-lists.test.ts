@@ -189,8 +189,10 @@ describe('the upstream client', () => {
   });
 
   test('a slow upstream times out', async () => {
+    // An answer held back until the test is over: the client must give up on its own.
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
     const slow = serveFake(async () => {
-      await Bun.sleep(2000);
+      await released;
       return Response.json([]);
     });
     try {
@@ -198,6 +200,7 @@ describe('the upstream client', () => {
       const error = (await listVersions(up, 'FABRIC').catch((e: unknown) => e)) as UpstreamError;
       expect(error.message).toContain('could not be reached: no answer within 100 ms');
     } finally {
+      release();
       slow.close();
     }
   });
