@@ -28,9 +28,12 @@ export function writeInPlaceUnprivileged(path: string, traversable: readonly str
     }
   }
   for (const dir of traversable) chmodSync(dir, 0o755);
-  const script = `try { require('node:fs').writeFileSync(${JSON.stringify(path)}, 'CORRUPTED', { flag: 'r+' }); console.log('null'); } catch (e) { console.log(e.code); }`;
-  const child = Bun.spawnSync([process.execPath, '-e', script], { uid: NOBODY, gid: NOBODY, env: {}, stdout: 'pipe', stderr: 'pipe' });
-  const out = child.stdout.toString().trim();
-  if (child.exitCode !== 0 || out === '') throw new Error(`unprivileged writer failed: ${child.stderr.toString()}`);
-  return out === 'null' ? null : out;
+  // The system shell, not this test runner: the runner may live where `nobody` cannot reach it
+  // (CI installs Bun under root's 0700 home). `1<>` opens the file read-write without truncating.
+  const child = Bun.spawnSync(['/bin/sh', '-c', 'printf CORRUPTED 1<>"$1"', 'sh', path], { uid: NOBODY, gid: NOBODY, env: {}, stdout: 'pipe', stderr: 'pipe' });
+  if (child.exitCode === 0) return null;
+  const stderr = child.stderr.toString();
+  if (/permission denied/i.test(stderr)) return 'EACCES';
+  if (/read-only file system/i.test(stderr)) return 'EROFS';
+  throw new Error(`unprivileged writer failed (exit ${child.exitCode}): ${stderr}`);
 }
