@@ -39,7 +39,8 @@ const forge = fakeForge(
   { '1.20.1-recommended': '47.3.0', '1.20.1-latest': '47.4.0' },
   { tampered: ['1.20.1-47.6.6'], gates: { '1.20.1-47.8.8': forgeTwinsGate.promise }, failing: { '1.20.1-47.9.9': FORGE_FAILURE } },
 );
-const neoforge = fakeNeoForge(['21.1.77']);
+// 21.1.78-beta is newer but a beta: listed under snapshots, never picked for an unpinned start.
+const neoforge = fakeNeoForge(['21.1.77', '21.1.78-beta']);
 const leaf = fakeLeaf({ '1.21.4': [{ build: 1, jar: fakeJar('leaf') }] });
 const scratch = tempDir('svc-fake-java-');
 let c: TestController;
@@ -68,6 +69,18 @@ afterAll(async () => {
   await c.stop();
   for (const fake of [papermc, fabric, forge, neoforge, leaf]) fake.close();
   scratch.remove();
+});
+
+describe('GET /api/software', () => {
+  test('every kind with its flags inside {software:[…]}, as the dashboard reads it', async () => {
+    const body = await readJson(await c.api('/api/software'));
+    expect(Object.keys(body)).toEqual(['software']);
+    expect(body.software.map((s: { name: string }) => s.name)).toContain('PAPER');
+    expect(body.software.find((s: { name: string }) => s.name === 'FABRIC')).toEqual({ name: 'FABRIC', needsModloaderVersion: true, needsCustomJar: false, isProxy: false });
+    expect(body.software.find((s: { name: string }) => s.name === 'VELOCITY')).toMatchObject({ isProxy: true });
+    expect(body.software.find((s: { name: string }) => s.name === 'CUSTOM')).toMatchObject({ needsCustomJar: true });
+    expect((await c.api('/api/software', { token: null })).status).toBe(401);
+  });
 });
 
 describe('GET /api/software/{type}/versions', () => {
@@ -121,15 +134,34 @@ describe('GET /api/software/{type}/versions', () => {
 
 describe('GET /api/software/{type}/modloader-versions', () => {
   test('FABRIC, FORGE, NEOFORGE', async () => {
-    expect(await readJson(await c.api('/api/software/fabric/modloader-versions?mcVersion=1.21.4'))).toEqual({ software: 'FABRIC', mcVersion: '1.21.4', versions: ['0.16.14'], latest: '0.16.14', recommended: '0.16.14' });
+    expect(await readJson(await c.api('/api/software/fabric/modloader-versions?mcVersion=1.21.4'))).toEqual({
+      software: 'FABRIC',
+      mcVersion: '1.21.4',
+      versions: ['0.16.14'],
+      stable: ['0.16.14'],
+      snapshots: [],
+      latest: '0.16.14',
+      recommended: '0.16.14',
+    });
     expect(await readJson(await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1'))).toEqual({
       software: 'FORGE',
       mcVersion: '1.20.1',
       versions: ['47.9.9', '47.8.8', '47.6.6', '47.4.0', '47.3.0'],
+      stable: ['47.9.9', '47.8.8', '47.6.6', '47.4.0', '47.3.0'],
+      snapshots: [],
       latest: '47.4.0',
       recommended: '47.3.0',
     });
-    expect(await readJson(await c.api('/api/software/neoforge/modloader-versions?mcVersion=1.21.1'))).toEqual({ software: 'NEOFORGE', mcVersion: '1.21.1', versions: ['21.1.77'], latest: '21.1.77', recommended: '21.1.77' });
+    // The dashboard offers `stable` in its select: the beta is only under snapshots.
+    expect(await readJson(await c.api('/api/software/neoforge/modloader-versions?mcVersion=1.21.1'))).toEqual({
+      software: 'NEOFORGE',
+      mcVersion: '1.21.1',
+      versions: ['21.1.78-beta', '21.1.77'],
+      stable: ['21.1.77'],
+      snapshots: ['21.1.78-beta'],
+      latest: '21.1.78-beta',
+      recommended: '21.1.77',
+    });
     const before = forge.hits();
     await c.api('/api/software/forge/modloader-versions?mcVersion=1.20.1');
     await c.api('/api/software/forge/versions');

@@ -54,12 +54,13 @@ export async function listLoaderVersions(up: Upstreams, software: SoftwareName, 
     case 'FABRIC': {
       const loaders = await up.fabric.loaders(mcVersion);
       const versions = loaders.map((l) => l.version);
-      return { software, mcVersion, versions, latest: versions[0] ?? null, recommended: loaders.find((l) => l.stable)?.version ?? null };
+      return { ...loaderSplit(versions, isPreRelease), software, mcVersion, versions, latest: versions[0] ?? null, recommended: loaders.find((l) => l.stable)?.version ?? null };
     }
     case 'FORGE': {
       const [builds, promos] = await Promise.all([up.forge.builds(), up.forge.promotions()]);
       const versions = newestFirst(builds.filter((b) => b.mcVersion === mcVersion).map((b) => b.forgeVersion));
       return {
+        ...loaderSplit(versions, isPreRelease),
         software,
         mcVersion,
         versions,
@@ -70,9 +71,19 @@ export async function listLoaderVersions(up: Upstreams, software: SoftwareName, 
     case 'NEOFORGE': {
       const builds = (await up.neoforge.builds()).filter((b) => b.mcVersion === mcVersion).sort((a, b) => newestFirstOrder(a.neoforgeVersion, b.neoforgeVersion));
       const versions = builds.map((b) => b.neoforgeVersion);
-      return { software, mcVersion, versions, latest: versions[0] ?? null, recommended: builds.find((b) => !b.beta)?.neoforgeVersion ?? null };
+      const betas = new Set(builds.filter((b) => b.beta).map((b) => b.neoforgeVersion));
+      return { ...loaderSplit(versions, (v) => betas.has(v) || isPreRelease(v)), software, mcVersion, versions, latest: versions[0] ?? null, recommended: builds.find((b) => !b.beta)?.neoforgeVersion ?? null };
     }
   }
+}
+
+/**
+ * The dashboard offers `stable` in its loader select (and falls back to free text when it is
+ * empty), so every build not marked as a pre-release is listed there. Fabric's own `stable`
+ * flag marks only its newest stable loader, so it cannot be the split; it picks `recommended`.
+ */
+function loaderSplit(versions: readonly string[], preRelease: (version: string) => boolean): { stable: string[]; snapshots: string[] } {
+  return { stable: versions.filter((v) => !preRelease(v)), snapshots: versions.filter((v) => preRelease(v)) };
 }
 
 function isLoaderKind(software: SoftwareName): software is LoaderKind {

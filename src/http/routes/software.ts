@@ -17,9 +17,9 @@ export function softwareRoutes(software: SoftwareServices): AnyRoute[] {
       path: '/api/software',
       auth: 'admin',
       tag: 'software',
-      summary: 'The server software kinds with their capability flags',
-      response: { 200: t.Array(SoftwareListEntrySchema) },
-      handler: () => softwareList(),
+      summary: 'The server software kinds with their capability flags, as `{software:[…]}` (the dashboard reads the wrapper)',
+      response: { 200: t.Object({ software: t.Array(SoftwareListEntrySchema) }) },
+      handler: () => ({ software: softwareList() }),
     }),
     defineRoute({
       method: 'GET',

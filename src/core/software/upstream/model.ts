@@ -44,6 +44,8 @@ export const LoaderVersionListSchema = Type.Object({
   software: SoftwareNameSchema,
   mcVersion: Type.String(),
   versions: Type.Array(Type.String(), { description: 'loader versions for mcVersion, newest first' }),
+  stable: Type.Array(Type.String(), { description: 'the versions not marked as pre-releases (beta, alpha, rc), newest first: what the dashboard offers' }),
+  snapshots: Type.Array(Type.String(), { description: 'the pre-release versions, newest first' }),
   latest: Type.Union([Type.String(), Type.Null()], { description: 'the newest loader version' }),
   recommended: Type.Union([Type.String(), Type.Null()], { description: 'the newest stable (Fabric), recommended (Forge) or non-beta (NeoForge) version' }),
 });

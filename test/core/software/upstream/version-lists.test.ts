@@ -114,18 +114,18 @@ describe('version lists per kind (stable, snapshots, latest; newest first)', () 
 describe('modloader versions', () => {
   const up = upstreams();
 
-  test('FABRIC: loaders for the game version; recommended is the newest stable', async () => {
-    expect(await listLoaderVersions(up, 'FABRIC', '1.21.4')).toEqual({ software: 'FABRIC', mcVersion: '1.21.4', versions: ['0.17.0-beta.1', '0.16.14', '0.16.13'], latest: '0.17.0-beta.1', recommended: '0.16.14' });
-    expect(await listLoaderVersions(up, 'FABRIC', '1.2.5')).toEqual({ software: 'FABRIC', mcVersion: '1.2.5', versions: [], latest: null, recommended: null });
+  test('FABRIC: loaders for the game version, pre-releases apart; recommended is the newest stable', async () => {
+    expect(await listLoaderVersions(up, 'FABRIC', '1.21.4')).toEqual({ software: 'FABRIC', mcVersion: '1.21.4', versions: ['0.17.0-beta.1', '0.16.14', '0.16.13'], stable: ['0.16.14', '0.16.13'], snapshots: ['0.17.0-beta.1'], latest: '0.17.0-beta.1', recommended: '0.16.14' });
+    expect(await listLoaderVersions(up, 'FABRIC', '1.2.5')).toEqual({ software: 'FABRIC', mcVersion: '1.2.5', versions: [], stable: [], snapshots: [], latest: null, recommended: null });
   });
 
   test('FORGE: maven builds of that game version newest first, latest/recommended from the promotions', async () => {
-    expect(await listLoaderVersions(up, 'FORGE', '1.20.1')).toEqual({ software: 'FORGE', mcVersion: '1.20.1', versions: ['47.10.1', '47.3.0', '47.2.0'], latest: '47.10.1', recommended: '47.3.0' });
+    expect(await listLoaderVersions(up, 'FORGE', '1.20.1')).toEqual({ software: 'FORGE', mcVersion: '1.20.1', versions: ['47.10.1', '47.3.0', '47.2.0'], stable: ['47.10.1', '47.3.0', '47.2.0'], snapshots: [], latest: '47.10.1', recommended: '47.3.0' });
     expect((await listLoaderVersions(up, 'FORGE', '1.7.10')).versions).toEqual(['10.13.4.1614']);
   });
 
   test('NEOFORGE: its versions for the game version; recommended skips betas', async () => {
-    expect(await listLoaderVersions(up, 'NEOFORGE', '1.21.1')).toEqual({ software: 'NEOFORGE', mcVersion: '1.21.1', versions: ['21.1.80-beta', '21.1.77', '21.1.76'], latest: '21.1.80-beta', recommended: '21.1.77' });
+    expect(await listLoaderVersions(up, 'NEOFORGE', '1.21.1')).toEqual({ software: 'NEOFORGE', mcVersion: '1.21.1', versions: ['21.1.80-beta', '21.1.77', '21.1.76'], stable: ['21.1.77', '21.1.76'], snapshots: ['21.1.80-beta'], latest: '21.1.80-beta', recommended: '21.1.77' });
     expect((await listLoaderVersions(up, 'NEOFORGE', '26.3')).recommended).toBeNull();
   });
 
