@@ -34,6 +34,13 @@ describe('GET /api/doctor', () => {
     expect(report.failCount).toBeGreaterThanOrEqual(1);
   });
 
+  test('a single-node install: the cluster note is an OK finding; no level outside what the dashboard renders', async () => {
+    const report = await readJson(await c.api('/api/doctor'));
+    const levels = new Set<string>(report.sections.flatMap((s: { findings: { level: string }[] }) => s.findings.map((f) => f.level)));
+    for (const level of levels) expect(['OK', 'WARN', 'FAIL']).toContain(level);
+    expect(report.sections[5].findings).toEqual([{ level: 'OK', message: 'the cluster is not enabled: every service runs on this machine', hint: null }]);
+  });
+
   test('admin only', async () => {
     expect((await c.api('/api/doctor', { token: c.service })).status).toBe(403);
     expect((await c.api('/api/doctor', { token: null })).status).toBe(401);

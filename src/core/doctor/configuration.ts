@@ -21,6 +21,6 @@ export function configurationFindings(config: Config, tokenSource: TokenSource, 
     }
     if (!config.cluster.tls_enabled) findings.push(warn('[cluster] tls_enabled = false: agent tokens cross the network unencrypted', 'keep TLS on unless the network is private'));
   }
-  if (findings.every((f) => f.level === 'OK' || f.level === 'INFO')) findings.push(ok('configuration looks sound'));
+  if (findings.every((f) => f.level === 'OK')) findings.push(ok('configuration looks sound'));
   return findings;
 }

@@ -1,7 +1,11 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 
-/** OK: fine; INFO: worth knowing; WARN: will bite eventually; FAIL: broken now. */
-export const FINDING_LEVELS = ['OK', 'INFO', 'WARN', 'FAIL'] as const;
+/**
+ * OK: fine (or merely worth knowing); WARN: will bite eventually; FAIL: broken now. The
+ * existing dashboard knows exactly these three and cannot render a fourth, so an informational
+ * finding is OK with its message (see `info`).
+ */
+export const FINDING_LEVELS = ['OK', 'WARN', 'FAIL'] as const;
 export type FindingLevel = (typeof FINDING_LEVELS)[number];
 
 export const FindingSchema = T.Object({
@@ -26,7 +30,8 @@ export interface DoctorSection {
 }
 
 export const ok = (message: string): Finding => ({ level: 'OK', message, hint: null });
-export const info = (message: string, hint: string | null = null): Finding => ({ level: 'INFO', message, hint });
+/** Worth knowing, nothing to fix: an OK finding whose message (and hint) says what it is. */
+export const info = (message: string, hint: string | null = null): Finding => ({ level: 'OK', message, hint });
 export const warn = (message: string, hint: string | null = null): Finding => ({ level: 'WARN', message, hint });
 export const fail = (message: string, hint: string | null = null): Finding => ({ level: 'FAIL', message, hint });
 

@@ -1,7 +1,7 @@
 import type { DoctorReport, FindingLevel } from './model';
 
-const MARK: Record<FindingLevel, string> = { OK: 'ok  ', INFO: 'info', WARN: 'WARN', FAIL: 'FAIL' };
-const COLOUR: Record<FindingLevel, string> = { OK: '\x1b[32m', INFO: '\x1b[36m', WARN: '\x1b[33m', FAIL: '\x1b[31m' };
+const MARK: Record<FindingLevel, string> = { OK: 'ok  ', WARN: 'WARN', FAIL: 'FAIL' };
+const COLOUR: Record<FindingLevel, string> = { OK: '\x1b[32m', WARN: '\x1b[33m', FAIL: '\x1b[31m' };
 
 /** The report for a terminal: one line per finding, its hint under it, a verdict at the end. */
 export function renderDoctorReport(report: DoctorReport, colour: boolean): string {

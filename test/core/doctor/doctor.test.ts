@@ -47,7 +47,8 @@ describe('Environment: Java for the groups that need it', () => {
   test('a missing binary fails; groups with their own command need none', () => {
     expect(environmentFindings([group({})], java, probeOf({}))[0]!.level).toBe('FAIL');
     const own = environmentFindings([group({ software: 'CUSTOM', jarName: 'x.jar' }), group({ startCommand: ['run.sh'] })], java, probeOf({}));
-    expect(own[0]).toMatchObject({ level: 'INFO' });
+    // Informational: OK (the dashboard knows only OK/WARN/FAIL), its message says why.
+    expect(own[0]).toMatchObject({ level: 'OK', message: 'no group runs a Java server; no java on PATH either' });
   });
 });
 
@@ -100,6 +101,6 @@ describe('Services and Cluster', () => {
   test('cluster: none online fails, some away warns, disabled is only information', () => {
     expect(clusterFindings({ list: () => [] })[0]!.level).toBe('FAIL');
     expect(levels(clusterFindings({ list: () => [{ nodeId: 'a', connected: true }, { nodeId: 'b', connected: false }] }))).toEqual(['OK', 'WARN']);
-    expect(clusterFindings(null)[0]!.level).toBe('INFO');
+    expect(clusterFindings(null)).toEqual([{ level: 'OK', message: 'the cluster is not enabled: every service runs on this machine', hint: null }]);
   });
 });
