@@ -10,7 +10,7 @@ import { expectErrorBody, readJson, startController, waitFor, type TestControlle
  */
 let c: TestController;
 const events: SvcEvent[] = [];
-const SERVICES = ['Lobby-1', 'Lobby-2', 'Proxy-1'];
+const SERVICES = ['Lobby-1', 'Lobby-2', 'Game-1', 'Proxy-1'];
 
 beforeAll(async () => {
   c = await startController({ apiToml: 'trust_forwarded_for = true' });
@@ -18,6 +18,7 @@ beforeAll(async () => {
   // No minimum instances: nothing may try to start real servers for these groups.
   for (const group of [
     { name: 'Lobby', software: 'PAPER', version: '1.21.1', maxPlayers: 10, minInstances: 0, maxInstances: 0 },
+    { name: 'Game', software: 'PAPER', version: '1.21.1', maxPlayers: 4, minInstances: 0, maxInstances: 0 },
     { name: 'Proxy', software: 'VELOCITY', version: '3.3.0', minInstances: 0, maxInstances: 0 },
   ]) {
     const res = await c.api('/api/groups', { method: 'POST', json: group });
@@ -59,7 +60,7 @@ describe('stress routes', () => {
   test('GET /api/stress when idle', async () => {
     const res = await from('10.1.0.1').get('/api/stress');
     expect(res.status).toBe(200);
-    expect(await readJson(res)).toEqual({ active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: [], proxyServices: [] });
+    expect(await readJson(res)).toEqual({ active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: {}, proxyServices: {} });
   });
 
   test('start, status, ramp, stop', async () => {
@@ -78,11 +79,9 @@ describe('stress routes', () => {
         totalCapacity: 20,
         overflow: 5,
         elapsedSeconds: 0,
-        services: [
-          { name: 'Lobby-1', players: 10, capacity: 10 },
-          { name: 'Lobby-2', players: 10, capacity: 10 },
-        ],
-        proxyServices: [{ name: 'Proxy-1', players: 20 }],
+        // The dashboard renders Object.entries(services): a map of name → count.
+        services: { 'Lobby-1': 10, 'Lobby-2': 10 },
+        proxyServices: { 'Proxy-1': 20 },
       });
       expect(events[0]).toMatchObject({ actor: 'api:admin', data: { simulatedPlayers: '20', targetPlayers: '25', targetGroup: 'Lobby', perService: 'Lobby-1=10,Lobby-2=10' } });
       // The real counts the services reported are untouched.
@@ -92,7 +91,7 @@ describe('stress routes', () => {
 
       const ramped = await client.post('/api/stress/ramp', { players: 5, durationSeconds: 0 });
       expect(ramped.status).toBe(200);
-      expect((await readJson(ramped)).stress).toMatchObject({ active: true, currentPlayers: 5, targetPlayers: 5, overflow: 0, services: [{ players: 3 }, { players: 2 }] });
+      expect((await readJson(ramped)).stress).toMatchObject({ active: true, currentPlayers: 5, targetPlayers: 5, overflow: 0, services: { 'Lobby-1': 3, 'Lobby-2': 2 } });
       await waitFor(() => events.some((e) => e.data.perService === 'Lobby-1=3,Lobby-2=2'), { what: 'the ramp event' });
 
       const stopped = await client.post('/api/stress/stop');
@@ -103,6 +102,36 @@ describe('stress routes', () => {
       expect(c.controller.kernel.stress.active).toBe(false);
     } finally {
       stopQuietly();
+    }
+  });
+
+  test('no group, null, "" or the dashboard\'s " " ("All groups"): every backend group, each capped at its own maxPlayers', async () => {
+    const bodies: unknown[] = [{ players: 40, rampSeconds: 0 }, { players: 40, group: null }, { players: 40, group: ' ', rampSeconds: 0 }, { players: 40, group: '' }];
+    for (const [i, body] of bodies.entries()) {
+      const client = from(`10.1.1.${i + 1}`);
+      try {
+        events.length = 0;
+        const started = await client.post('/api/stress/start', body);
+        expect(started.status).toBe(200);
+        const answer = await readJson(started);
+        expect(answer.message).toContain('all backend groups');
+        // 40 split over three backends: 14/13/13, Game-1 capped at 4 and its 9 spilled to the Lobby services (10 each).
+        expect(answer.stress).toEqual({
+          active: true,
+          group: null,
+          currentPlayers: 24,
+          targetPlayers: 40,
+          totalCapacity: 24,
+          overflow: 16,
+          elapsedSeconds: 0,
+          services: { 'Game-1': 4, 'Lobby-1': 10, 'Lobby-2': 10 },
+          proxyServices: { 'Proxy-1': 24 },
+        });
+        expect(events[0]!.data).toEqual({ simulatedPlayers: '24', targetPlayers: '40', perService: 'Game-1=4,Lobby-1=10,Lobby-2=10' });
+        expect((await readJson(await client.post('/api/stress/stop'))).message).toContain('all backend groups');
+      } finally {
+        stopQuietly();
+      }
     }
   });
 
@@ -134,8 +163,8 @@ describe('stress routes', () => {
       { ...good, rampSeconds: 86_401 },
       { ...good, rampSeconds: -1 },
       { ...good, group: 'bad name!' },
-      { ...good, group: '' },
-      { players: 5, group: 'Lobby' },
+      { ...good, group: 42 },
+      { group: 'Lobby', rampSeconds: 0 },
     ];
     for (const body of bad) await expectError(await client.post('/api/stress/start', body), 400, 'VALIDATION_FAILED');
     await expectError(await client.post('/api/stress/start'), 400, 'VALIDATION_FAILED');

@@ -29,9 +29,10 @@ export interface StressTestDeps {
 
 /** One running test. `from → goal` over `rampMs` starting at `rampStartedAt`. */
 interface Run {
-  group: string;
-  /** The group's maxPlayers when last seen (kept if the group file disappears mid-test). */
-  maxPlayers: number;
+  /** The backend group under test; null spans every backend group. */
+  group: string | null;
+  /** Each group's maxPlayers when last seen (kept if a group file disappears mid-test). */
+  maxPlayers: Map<string, number>;
   startedAt: number;
   from: number;
   goal: number;
@@ -44,7 +45,7 @@ interface Run {
 }
 
 /**
- * A simulated player load on one backend group, for watching how the network (dashboards,
+ * A simulated player load on one backend group (or all of them), for watching how the network (dashboards,
  * proxies, the load balancer) behaves under it. Nothing reaches the game servers: simulated
  * players live only here, never in a service's real playerCount. The scaling engine is
  * expected to pause while `active` is true, so the simulated load does not start services.
@@ -54,7 +55,8 @@ interface Run {
  *                  └───────────── ramp(players, s) ─────┘
  *
  * Each tick: target = from + (goal − from) × min(1, elapsed / ramp), rounded, spread over the
- * READY backends of the group as they are at that tick (see distribute()).
+ * READY backends under test as they are at that tick (see distribute()), each capped at its
+ * own group's maxPlayers.
  */
 export class StressTest {
   private run: Run | undefined;
@@ -70,26 +72,27 @@ export class StressTest {
     return this.run !== undefined;
   }
 
-  start(request: { players: number; group: string; rampSeconds: number }, actor: Actor): StressStatus {
-    if (this.run) throw new ApiError('STRESS_ALREADY_RUNNING', `a stress test on group ${this.run.group} is already running; stop it first`);
-    const group = this.deps.groups.require(request.group);
-    if (SOFTWARE[group.software].isProxy) {
+  /** `group` null (or absent) spans every backend group. */
+  start(request: { players: number; group?: string | null; rampSeconds: number }, actor: Actor): StressStatus {
+    if (this.run) throw new ApiError('STRESS_ALREADY_RUNNING', `a stress test on ${targetText(this.run.group)} is already running; stop it first`);
+    const group = request.group == null ? null : this.deps.groups.require(request.group);
+    if (group && SOFTWARE[group.software].isProxy) {
       throw new ApiError('VALIDATION_FAILED', `group ${group.name} is a proxy group (${group.software}); stress tests target backend groups`);
     }
     const now = this.now();
     this.run = {
-      group: group.name,
-      maxPlayers: group.maxPlayers,
+      group: group?.name ?? null,
+      maxPlayers: new Map(),
       startedAt: now,
       from: 0,
       goal: request.players,
       rampStartedAt: now,
       rampMs: request.rampSeconds * 1000,
-      current: distribute(0, [], group.maxPlayers),
+      current: distribute(0, [], 0),
       published: '',
       timer: undefined,
     };
-    this.deps.log.info({ group: group.name, players: request.players, rampSeconds: request.rampSeconds, actor }, 'stress test started');
+    this.deps.log.info({ group: this.run.group ?? '*', players: request.players, rampSeconds: request.rampSeconds, actor }, 'stress test started');
     this.tick(actor, true);
     return this.status();
   }
@@ -101,7 +104,7 @@ export class StressTest {
     run.goal = request.players;
     run.rampStartedAt = this.now();
     run.rampMs = request.durationSeconds * 1000;
-    this.deps.log.info({ group: run.group, players: request.players, durationSeconds: request.durationSeconds, actor }, 'stress test ramp changed');
+    this.deps.log.info({ group: run.group ?? '*', players: request.players, durationSeconds: request.durationSeconds, actor }, 'stress test ramp changed');
     this.tick(actor);
     return this.status();
   }
@@ -110,15 +113,15 @@ export class StressTest {
     const run = this.require();
     this.end(run);
     const zeros = run.current.perService.map((s) => ({ name: s.name, players: 0 }));
-    this.deps.bus.publish('STRESS_TEST_UPDATED', { simulatedPlayers: 0, targetPlayers: 0, targetGroup: run.group, perService: perServiceText(zeros) }, actor);
-    this.deps.log.info({ group: run.group, actor, seconds: this.elapsedSeconds(run) }, 'stress test stopped');
+    this.deps.bus.publish('STRESS_TEST_UPDATED', { simulatedPlayers: 0, targetPlayers: 0, targetGroup: run.group ?? undefined, perService: perServiceText(zeros) }, actor);
+    this.deps.log.info({ group: run.group ?? '*', actor, seconds: this.elapsedSeconds(run) }, 'stress test stopped');
     return this.status();
   }
 
   status(): StressStatus {
     const run = this.run;
     if (!run) {
-      return { active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: [], proxyServices: [] };
+      return { active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: {}, proxyServices: {} };
     }
     const { current } = run;
     return {
@@ -129,13 +132,34 @@ export class StressTest {
       totalCapacity: current.capacity,
       overflow: current.overflow,
       elapsedSeconds: this.elapsedSeconds(run),
-      services: current.perService.map((s) => ({ name: s.name, players: s.players, capacity: run.maxPlayers })),
+      services: Object.fromEntries(current.perService.map((s) => [s.name, s.players])),
       // Every player on a backend came through a proxy: each proxy shows the backend total.
-      proxyServices: this.deps.registry
-        .all()
-        .filter((s) => s.isProxy && s.state === 'READY')
-        .map((s) => ({ name: s.name, players: current.simulated })),
+      proxyServices: Object.fromEntries(
+        this.deps.registry
+          .all()
+          .filter((s) => s.isProxy && s.state === 'READY')
+          .map((s) => [s.name, current.simulated]),
+      ),
     };
+  }
+
+  /** The READY backends under test, by name, each with its group's maxPlayers as its cap. */
+  private backendsOf(run: Run): { names: string[]; caps: Map<string, number> } {
+    const candidates = run.group === null ? this.deps.registry.all() : this.deps.registry.ofGroup(run.group);
+    const names: string[] = [];
+    const caps = new Map<string, number>();
+    for (const service of candidates) {
+      if (service.state !== 'READY' || service.isProxy || service.isDedicated) continue;
+      const group = this.deps.groups.get(service.group);
+      if (group) run.maxPlayers.set(group.name, group.maxPlayers);
+      const cap = run.maxPlayers.get(service.group);
+      // A service of a group this test never saw (its file gone before the first tick) has no known cap.
+      if (cap === undefined) continue;
+      names.push(service.name);
+      caps.set(service.name, cap);
+    }
+    names.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    return { names, caps };
   }
 
   /** Ends a running test without an event (the controller is stopping). */
@@ -175,24 +199,25 @@ export class StressTest {
       const progress = run.rampMs <= 0 ? 1 : Math.min(1, Math.max(0, elapsed / run.rampMs));
       done = progress >= 1;
       const target = Math.round(run.from + (run.goal - run.from) * progress);
-      run.maxPlayers = this.deps.groups.get(run.group)?.maxPlayers ?? run.maxPlayers;
-      const backends = this.deps.registry
-        .ofGroup(run.group)
-        .filter((s) => s.state === 'READY' && !s.isProxy)
-        .map((s) => s.name);
-      run.current = distribute(target, backends, run.maxPlayers);
+      const backends = this.backendsOf(run);
+      run.current = distribute(target, backends.names, 0, backends.caps);
       const perService = perServiceText(run.current.perService);
       const fingerprint = `${run.current.simulated}|${run.goal}|${perService}`;
       if (force || fingerprint !== run.published) {
         run.published = fingerprint;
-        this.deps.bus.publish('STRESS_TEST_UPDATED', { simulatedPlayers: run.current.simulated, targetPlayers: run.goal, targetGroup: run.group, perService }, actor);
+        this.deps.bus.publish('STRESS_TEST_UPDATED', { simulatedPlayers: run.current.simulated, targetPlayers: run.goal, targetGroup: run.group ?? undefined, perService }, actor);
       }
     } catch (error) {
-      this.deps.log.error({ err: error, group: run.group }, 'stress test tick failed');
+      this.deps.log.error({ err: error, group: run.group ?? '*' }, 'stress test tick failed');
     }
     if (this.run !== run) return; // stopped by a listener of the event
     const timer = setTimeout(() => this.tick(), done ? this.tickMs.holding : this.tickMs.ramping);
     timer.unref?.();
     run.timer = timer;
   }
+}
+
+/** How messages name what a test targets. */
+export function targetText(group: string | null): string {
+  return group === null ? 'all backend groups' : `group ${group}`;
 }

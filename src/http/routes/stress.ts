@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { Kernel } from '../../kernel';
 import { GROUP_NAME } from '../../core/groups/model';
 import { STRESS_MAX_PLAYERS, STRESS_MAX_RAMP_SECONDS, StressStatusSchema, type StressStatus } from '../../core/stress/model';
+import { targetText } from '../../core/stress/stress-test';
+import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 
@@ -10,6 +12,17 @@ const Seconds = (description: string) => Type.Integer({ minimum: 0, maximum: STR
 const Mutation = Type.Object({ success: Type.Literal(true), message: Type.String(), stress: StressStatusSchema });
 /** The spec's 5/min on every stress mutation, per client IP. */
 const STRESS_RATE_LIMIT = { max: 5, windowMs: 60_000 };
+const GROUP_PATTERN = new RegExp(GROUP_NAME);
+
+/**
+ * The group a start names: absent, null, empty or blank (the dashboard's "All groups" item
+ * sends a single space) mean every backend group.
+ */
+function targetGroup(group: string | null | undefined): string | null {
+  if (group == null || group.trim() === '') return null;
+  if (!GROUP_PATTERN.test(group)) throw new ApiError('VALIDATION_FAILED', `body "group" must be a group name matching ${GROUP_NAME}, or empty/null for every backend group; got ${JSON.stringify(group)}`);
+  return group;
+}
 
 export function stressRoutes(kernel: Kernel): AnyRoute[] {
   const { stress } = kernel;
@@ -30,17 +43,19 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/stress/start',
       auth: 'admin',
       tag: 'stress',
-      summary: 'Simulate players on a backend group, ramping from 0 over rampSeconds; scaling pauses meanwhile (5/min)',
+      summary: 'Simulate players on a backend group (or every backend group), ramping from 0 over rampSeconds; scaling pauses meanwhile (5/min)',
       body: Type.Object({
         players: Players,
-        group: Type.String({ pattern: GROUP_NAME, description: 'a backend group' }),
-        rampSeconds: Seconds('seconds to reach players; 0 = at once'),
+        group: Type.Optional(Type.Union([Type.String({ maxLength: 64, description: 'a backend group; absent, null or blank = every backend group' }), Type.Null()])),
+        rampSeconds: Type.Optional(Seconds('seconds to reach players; 0 (default) = at once')),
       }),
       response: { 200: Mutation, 400: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
       rateLimit: STRESS_RATE_LIMIT,
       handler: ({ body, actor }) => {
-        const status = stress.start(body, actor);
-        return answer(`stress test on group ${body.group} started: ${body.players} players over ${body.rampSeconds} s`, status);
+        const group = targetGroup(body.group);
+        const rampSeconds = body.rampSeconds ?? 0;
+        const status = stress.start({ players: body.players, group, rampSeconds }, actor);
+        return answer(`stress test on ${targetText(group)} started: ${body.players} players over ${rampSeconds} s`, status);
       },
     }),
     defineRoute({
@@ -52,8 +67,9 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       response: { 200: Mutation, 409: ErrorBodySchema, 429: ErrorBodySchema },
       rateLimit: STRESS_RATE_LIMIT,
       handler: ({ actor }) => {
-        const group = stress.status().group;
-        return answer(`stress test on group ${group} stopped`, stress.stop(actor));
+        const { active, group } = stress.status();
+        const stopped = stress.stop(actor);
+        return answer(`stress test on ${active ? targetText(group) : 'nothing'} stopped`, stopped);
       },
     }),
     defineRoute({

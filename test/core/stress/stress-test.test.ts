@@ -65,7 +65,7 @@ const codeOf = (action: () => unknown): string => {
 describe('StressTest', () => {
   test('inactive status is all zeros', () => {
     expect(stress.active).toBe(false);
-    expect(stress.status()).toEqual({ active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: [], proxyServices: [] });
+    expect(stress.status()).toEqual({ active: false, group: null, currentPlayers: 0, targetPlayers: 0, totalCapacity: 0, overflow: 0, elapsedSeconds: 0, services: {}, proxyServices: {} });
   });
 
   test('ramps linearly to the goal, split over the READY backends; events carry the split', async () => {
@@ -89,11 +89,8 @@ describe('StressTest', () => {
       totalCapacity: 20,
       overflow: 0,
       elapsedSeconds: 17,
-      services: [
-        { name: 'Lobby-1', players: 8, capacity: 10 },
-        { name: 'Lobby-2', players: 8, capacity: 10 },
-      ],
-      proxyServices: [{ name: 'Proxy-1', players: 16 }],
+      services: { 'Lobby-1': 8, 'Lobby-2': 8 },
+      proxyServices: { 'Proxy-1': 16 },
     });
     // Simulated players never touch the real counts.
     expect(registry.all().map((s) => s.playerCount)).toEqual([0, 0, 0]);
@@ -122,7 +119,7 @@ describe('StressTest', () => {
     registry.get('Lobby-2')!.state = 'STOPPING';
     registry.remove('Lobby-10');
     await waitForSplit('Lobby-1=8,Lobby-3=8');
-    expect(stress.status().services.map((s) => s.name)).toEqual(['Lobby-1', 'Lobby-3']);
+    expect(Object.keys(stress.status().services)).toEqual(['Lobby-1', 'Lobby-3']);
   });
 
   test('over capacity: capped per service, the rest is overflow; no services at all overflows everything', async () => {
@@ -133,7 +130,7 @@ describe('StressTest', () => {
     registry.remove('Lobby-2');
     await waitFor(() => last().simulatedPlayers === '0', { what: 'the load to vanish with its services' });
     expect(last().perService).toBe('');
-    expect(stress.status()).toMatchObject({ currentPlayers: 0, totalCapacity: 0, overflow: 25, services: [], proxyServices: [{ name: 'Proxy-1', players: 0 }] });
+    expect(stress.status()).toMatchObject({ currentPlayers: 0, totalCapacity: 0, overflow: 25, services: {}, proxyServices: { 'Proxy-1': 0 } });
   });
 
   test('ramp moves the goal from the current count over the new duration', async () => {
