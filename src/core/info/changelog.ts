@@ -6,9 +6,11 @@ export interface ChangelogEntry {
 
 /**
  * The release sections of a CHANGELOG.md: each `## <version> (<when>)` heading starts an
- * entry; its title is the first line of prose under the heading (else the heading's remainder),
- * its body the section's markdown without the heading. Text before the first release heading
- * (the file's own preamble) is not an entry.
+ * entry; its title is the first line of prose under the heading (else the version), followed
+ * by ` (<when>)` when the release has a date — the dashboard turns a trailing "(date)" into a
+ * "Released …" line, so an unreleased section carries none. Its body is the section's markdown
+ * without the heading. Text before the first release heading (the file's own preamble) is not
+ * an entry.
  */
 export function parseChangelog(markdown: string): ChangelogEntry[] {
   const entries: ChangelogEntry[] = [];
@@ -19,9 +21,11 @@ export function parseChangelog(markdown: string): ChangelogEntry[] {
     const body = (newline === -1 ? '' : section.slice(newline + 1)).trim();
     const match = /^v?(\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\s*(.*)$/.exec(heading);
     if (!match) continue;
-    const rest = match[2]!.replace(/^\((.*)\)$/, '$1').trim();
+    const when = match[2]!.replace(/^\((.*)\)$/, '$1').trim();
     const firstProse = body.split('\n').find((line) => line.trim() !== '' && !/^[-*#>]|^\s/.test(line));
-    entries.push({ version: match[1]!, title: firstProse?.trim() ?? rest, body });
+    const title = firstProse?.trim() ?? `svc ${match[1]!}`;
+    const released = when !== '' && !/unreleased/i.test(when);
+    entries.push({ version: match[1]!, title: released ? `${title} (${when})` : title, body });
   }
   return entries;
 }

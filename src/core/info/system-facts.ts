@@ -10,13 +10,29 @@ export const SystemFactsSchema = Type.Object({
   cpuModel: Type.String(),
   availableProcessors: Type.Integer(),
   systemCpuLoad: Type.Number({ description: '0..1 over the time since the previous reading' }),
-  processCpuLoad: Type.Number({ description: 'this process, 0..1 of the whole machine, over the time since the previous reading' }),
+  processCpuLoad: Type.Number({ description: 'this process, 0..1 of the whole machine, over the time since the previous reading; -1 where it is not reported (agent nodes)' }),
   systemMemoryUsedMb: Type.Integer(),
   systemMemoryTotalMb: Type.Integer(),
   runtimeVersion: Type.String(),
   runtimeVendor: Type.String(),
 });
 export type SystemFacts = Static<typeof SystemFactsSchema>;
+
+/**
+ * The existing dashboard's "Java" row reads `javaVersion`/`javaVendor` (the reference runs on a
+ * JVM). A Bun controller answers with its runtime's figures under those names, beside our own.
+ */
+const RuntimeAliasesSchema = Type.Object({
+  javaVersion: Type.String({ description: 'the runtime version under the name the dashboard reads (same as runtimeVersion)' }),
+  javaVendor: Type.String({ description: 'the runtime vendor under the name the dashboard reads (same as runtimeVendor)' }),
+});
+/** System facts as the API shows them: ours plus the dashboard's names for the runtime. */
+export const SystemInfoSchema = Type.Composite([SystemFactsSchema, RuntimeAliasesSchema]);
+export type SystemInfo = Static<typeof SystemInfoSchema>;
+
+export function withRuntimeAliases<F extends Pick<SystemFacts, 'runtimeVersion' | 'runtimeVendor'>>(facts: F): F & Static<typeof RuntimeAliasesSchema> {
+  return { ...facts, javaVersion: facts.runtimeVersion, javaVendor: facts.runtimeVendor };
+}
 
 /** Busy and total jiffies of all CPUs from /proc/stat; null off Linux. */
 function procStat(): { busy: number; total: number } | null {

@@ -7,9 +7,11 @@ export interface UpdateStatus {
   updateAvailable: boolean;
   latestVersion: string | null;
   updateType: UpdateType | null;
+  /** The release page of `latestVersion` (a GitHub release's `html_url`), when the feed names one. */
+  releaseUrl: string | null;
 }
 
-const UNKNOWN: UpdateStatus = { updateAvailable: false, latestVersion: null, updateType: null };
+const UNKNOWN: UpdateStatus = { updateAvailable: false, latestVersion: null, updateType: null, releaseUrl: null };
 const CHECK_EVERY_MS = 6 * 3600 * 1000;
 const RETRY_AFTER_FAILURE_MS = 10 * 60 * 1000;
 
@@ -64,11 +66,11 @@ export class UpdateCheck {
     try {
       const response = await (this.deps.fetch ?? fetch)(this.deps.url, { headers: { accept: 'application/json', 'user-agent': `svc/${this.deps.currentVersion}` }, signal: AbortSignal.timeout(10_000) });
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-      const body = (await response.json()) as { tag_name?: unknown; version?: unknown };
+      const body = (await response.json()) as { tag_name?: unknown; version?: unknown; html_url?: unknown; url?: unknown };
       const latest = String(body.tag_name ?? body.version ?? '').replace(/^v/, '');
       if (!parseRelease(latest)) throw new Error(`no release version in the answer (tag_name ${JSON.stringify(body.tag_name)})`);
       const type = updateTypeOf(this.deps.currentVersion, latest);
-      this.last = { updateAvailable: type !== null, latestVersion: latest, updateType: type };
+      this.last = { updateAvailable: type !== null, latestVersion: latest, updateType: type, releaseUrl: webUrl(body.html_url) };
       this.checkedAt = now();
       if (type && this.announced !== latest) {
         this.announced = latest;
@@ -79,5 +81,16 @@ export class UpdateCheck {
       this.retryAt = now() + RETRY_AFTER_FAILURE_MS;
       this.deps.log.warn({ url: this.deps.url }, `update check failed: ${(error as Error).message}`);
     }
+  }
+}
+
+/** An http(s) URL from the feed, else null: the dashboard opens it in a browser, so nothing else passes. */
+function webUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
   }
 }
