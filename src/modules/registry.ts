@@ -19,6 +19,8 @@ export interface ModuleInfo {
   description: string;
   /** active: loaded by this run; available: in the binary, not loaded. */
   status: 'active' | 'available';
+  /** Loaded by this run (status active), under the name the dashboard's settings page reads. */
+  loaded: boolean;
   /** Whether its module file is in modules/ now (loaded on the next start). */
   installed: boolean;
   /** Installed or uninstalled since this run started: a restart applies it. */
@@ -94,6 +96,7 @@ export class ModuleRegistry {
         version: m.version,
         description: m.description,
         status: active.has(m.id) ? 'active' : 'available',
+        loaded: active.has(m.id),
         installed,
         restartRequired: installed !== active.has(m.id),
         dashboard: m.dashboard ?? null,

@@ -6,6 +6,7 @@ import { ApiError } from '../../src/errors';
 import { defineRoute } from '../../src/http/route';
 import type { SvcModule } from '../../src/modules/module';
 import { ModuleRegistry } from '../../src/modules/registry';
+import { CORE_MIGRATIONS } from '../../src/storage/core-migrations';
 import { expectErrorBody, readJson, startController, type TestController } from '../support/controller';
 
 const stopped: string[] = [];
@@ -122,7 +123,7 @@ describe('module interface', () => {
 
   test('is listed active with its dashboard manifest', async () => {
     expect(await readJson(await c.api('/api/modules'))).toEqual({
-      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', installed: true, restartRequired: false, dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
+      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', loaded: true, installed: true, restartRequired: false, dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
     });
   });
 
@@ -136,7 +137,7 @@ describe('module interface', () => {
 
   test('its migrations ran in its own scope and its routes work with auth and validation', async () => {
     const scopes = c.controller.kernel.db.query<{ scope: string; version: number }, []>('SELECT scope, version FROM schema_migrations ORDER BY scope, version').all();
-    expect(scopes).toEqual([{ scope: 'core', version: 1 }, { scope: 'core', version: 2 }, { scope: 'core', version: 3 }, { scope: 'core', version: 4 }, { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
+    expect(scopes).toEqual([...CORE_MIGRATIONS.map((m) => ({ scope: 'core', version: m.version })), { scope: 'notes', version: 1 }, { scope: 'notes', version: 2 }]);
     const created = await c.api('/api/notes', { token: c.service, method: 'POST', json: { text: 'hello' } });
     expect(created.status).toBe(201);
     expect(await readJson(created)).toEqual({ id: 1, maxLength: 140 });
@@ -179,7 +180,7 @@ describe('install and uninstall', () => {
       await first.stopKeepingDir();
 
       const second = await startController({ modules: [notesModule], dir });
-      expect((await readJson(await second.api('/api/modules'))).modules[0]).toMatchObject({ status: 'available', installed: false, restartRequired: false });
+      expect((await readJson(await second.api('/api/modules'))).modules[0]).toMatchObject({ status: 'available', loaded: false, installed: false, restartRequired: false });
       expect((await second.api('/api/notes/1')).status).toBe(404); // its routes are gone
       const installed = await second.api('/api/modules/install/notes', { method: 'POST' });
       expect(installed.status).toBe(201);
@@ -190,7 +191,7 @@ describe('install and uninstall', () => {
       await second.stopKeepingDir();
 
       const third = await startController({ modules: [notesModule], dir });
-      expect((await readJson(await third.api('/api/modules'))).modules[0]).toMatchObject({ status: 'active', installed: true, restartRequired: false });
+      expect((await readJson(await third.api('/api/modules'))).modules[0]).toMatchObject({ status: 'active', loaded: true, installed: true, restartRequired: false });
       const unknown = await third.api('/api/modules/install/nope', { method: 'POST' });
       expect(unknown.status).toBe(400);
       expect((await readJson(unknown)).message).toBe('this build has no module "nope" (modules: notes)');

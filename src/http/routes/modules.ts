@@ -12,6 +12,7 @@ const ModuleSchema = t.Object({
   version: t.String(),
   description: t.String(),
   status: t.Union([t.Literal('active'), t.Literal('available')]),
+  loaded: t.Boolean({ description: 'loaded by this run (status active); the dashboard reads this name' }),
   installed: t.Boolean({ description: 'its module file is present: it loads on the next start' }),
   restartRequired: t.Boolean({ description: 'installed or uninstalled since this start' }),
   dashboard: t.Union([
