@@ -87,7 +87,8 @@ describe('the network layer (compiled binary)', () => {
     await waitFor(() => readFileSync(proxyConsole, 'utf8').includes('send Alice Lobby-1'), { what: 'send on the proxy console' });
 
     const players = await readJson(await api('/api/players'));
-    expect(players.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Lobby-1', group: 'Lobby', source: 'roster' }]);
+    expect(players.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Lobby-1', server: 'Lobby-1', group: 'Lobby', source: 'roster' }]);
+    expect(players.count).toBe(players.total);
     expect(players.services).toEqual([{ service: 'Lobby-1', group: 'Lobby', reachable: true, online: 0, max: 20 }]);
 
     events.close();
@@ -97,7 +98,7 @@ describe('the network layer (compiled binary)', () => {
     const second = await startBinary(dir);
     const config = await readJson(await second.api('/api/proxy/config'));
     expect(config.motd).toMatchObject({ line1: 'from the binary', maxPlayers: 200 });
-    expect(config.maintenance).toMatchObject({ globalEnabled: true, reason: 'e2e', whitelist: ['alice'] });
+    expect(config.maintenance).toMatchObject({ globalEnabled: true, reason: 'e2e', whitelist: ['Alice'] });
     second.child.kill('SIGTERM');
     expect(await second.child.exited).toBe(0);
   }, 90_000);

@@ -83,6 +83,13 @@ describe('the roster', () => {
     expect(players.every((e) => e.actor === 'api:service')).toBe(true);
   });
 
+  test("GET /api/players carries the bridge's fields: count beside total, server beside service", async () => {
+    const listing = await readJson(await c.api('/api/players', { token: c.service }));
+    expect(listing.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Game-1', server: 'Game-1', group: 'Game', source: 'roster' }]);
+    expect(listing.total).toBe(1);
+    expect(listing.count).toBe(1);
+  });
+
   test('an SDK report is an absolute reading; proxy events move the count from there', async () => {
     expect((await c.api('/api/services/Lobby-2/players', { method: 'PUT', json: { playerCount: 7 } })).status).toBe(200);
     expect(await playersOf('Lobby')).toBe(7);
@@ -194,9 +201,14 @@ describe('send and kick', () => {
   test('without a READY proxy: 503 PROXY_NOT_AVAILABLE, and the roster empties with the last proxy', async () => {
     expect((await status()).totalPlayers).toBeGreaterThan(0);
     expect((await c.api('/api/services/Proxy-1/stop', { method: 'POST' })).status).toBe(200);
+    // The proxy is checked first: an unknown player, a player known offline or an unknown target is still a 503, not a 404.
     for (const [path, json] of [
       ['/api/players/Alice/send', { targetService: 'Lobby-1' }],
       ['/api/players/Alice/kick', { reason: 'x' }],
+      ['/api/players/Nobody/kick', { reason: 'x' }],
+      ['/api/players/Nobody/send', { targetService: 'Lobby-1' }],
+      ['/api/players/Bob/kick', { reason: 'x' }],
+      ['/api/players/Alice/send', { targetService: 'Nope-1' }],
     ] as const) {
       const res = await c.api(path, { method: 'POST', json });
       expect(res.status).toBe(503);

@@ -177,10 +177,17 @@ describe('maintenance', () => {
   test('the whitelist takes names and uuids; adding or removing twice is fine', async () => {
     const add = (entry: string) => post('/api/maintenance/whitelist', { entry });
     expect((await readJson(await add('Notch'))).message).toContain('added');
+    // Any case is the same player; the first spelling stays.
     expect((await readJson(await add('notch'))).message).toContain('already');
+    expect((await readJson(await add('NOTCH'))).message).toContain('already');
     expect((await readJson(await add(UUID.replace(/-/g, '').toUpperCase()))).message).toContain('added');
     expect((await readJson(await add(UUID))).message).toContain('already');
-    expect((await readJson(await c.api('/api/maintenance'))).global.whitelist).toEqual(['notch', UUID]);
+    // Names as the operator typed them, in the status and in the bridge's snapshot; uuids dashed lower-case.
+    expect((await readJson(await c.api('/api/maintenance'))).global.whitelist).toEqual(['Notch', UUID]);
+    expect((await config()).maintenance.whitelist).toEqual(['Notch', UUID]);
+    const { maintenance } = c.controller.kernel;
+    for (const login of ['notch', 'Notch', 'NOTCH', UUID, UUID.toUpperCase()]) expect(maintenance.isWhitelisted(login)).toBe(true);
+    expect(maintenance.isWhitelisted('jeb_')).toBe(false);
 
     const remove = (entry: string) => c.api('/api/maintenance/whitelist', { method: 'DELETE', json: { entry } });
     expect((await readJson(await remove('NOTCH'))).message).toContain('removed');

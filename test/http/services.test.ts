@@ -57,15 +57,38 @@ describe('services (real processes)', () => {
     expect((await c.api('/api/services/Lobby-1/exec', { method: 'POST', json: { command: 'a\nb' } })).status).toBe(400);
   });
 
+  test('the record as the SDK, the dashboard and the bridge read it: JSON types before any report', async () => {
+    const one = await readJson(await c.api('/api/services/Lobby-1'));
+    expect(one.uptime).toMatch(/^\d+h \d+m \d+s$/);
+    expect(Number.isInteger(one.uptimeSeconds)).toBe(true);
+    expect(one.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    expect(one.customState).toBeNull();
+    expect(one).not.toHaveProperty('tps');
+    expect(one.isStatic).toBe(false);
+    expect(await readJson(await c.api('/api/services/Lobby-1/state'))).toEqual({ service: 'Lobby-1', state: 'READY', customState: null });
+    const list = await readJson(await c.api('/api/services'));
+    expect(list.count).toBe(list.total);
+    expect(list.count).toBe(list.services.length);
+    expect(list.services[0]).toMatchObject({ name: 'Lobby-1', customState: null, uptime: expect.stringMatching(/^\d+h \d+m \d+s$/) });
+    expect((await readJson(await c.api('/api/services?group=Nope'))).count).toBe(0);
+  });
+
   test('custom state needs READY; players and TPS reports; message to the controller', async () => {
-    expect((await c.api('/api/services/Lobby-1/state', { method: 'PUT', json: { customState: 'INGAME' }, token: c.service })).status).toBe(200);
+    const set = await c.api('/api/services/Lobby-1/state', { method: 'PUT', json: { customState: 'INGAME' }, token: c.service });
+    expect(set.status).toBe(200);
+    expect(await readJson(set)).toMatchObject({ success: true, service: 'Lobby-1', customState: 'INGAME' });
     expect(await readJson(await c.api('/api/services/Lobby-1/state'))).toEqual({ service: 'Lobby-1', state: 'READY', customState: 'INGAME' });
     expect(ofType('SERVICE_CUSTOM_STATE_CHANGED', 'Lobby-1')[0]!.data).toEqual({ service: 'Lobby-1', group: 'Lobby', newState: 'INGAME' });
     expect((await readJson(await c.api('/api/services?customState=INGAME'))).total).toBe(1);
+    expect((await readJson(await c.api('/api/services/Lobby-1'))).customState).toBe('INGAME');
+    expect((await c.api('/api/services/Lobby-1/state', { method: 'PUT', json: { customState: 7 } })).status).toBe(400);
+    expect((await c.api('/api/services/Lobby-1/state', { method: 'PUT', json: { customState: 'x'.repeat(257) } })).status).toBe(400);
+    expect((await c.api('/api/services/Nope-1/state', { method: 'PUT', json: {} })).status).toBe(404);
     expect((await c.api('/api/services/Lobby-1/players', { method: 'PUT', json: { playerCount: 7 } })).status).toBe(200);
     expect((await c.api('/api/services/Lobby-1/health', { method: 'PUT', json: { tps: 12.5 } })).status).toBe(200);
     const view = await readJson(await c.api('/api/services/Lobby-1'));
     expect(view).toMatchObject({ playerCount: 7, tps: 12.5, healthy: false });
+    expect(typeof view.tps).toBe('number');
     const health = await readJson(await c.api('/api/services/health'));
     expect(health).toMatchObject({ total: 1, ready: 1, healthy: 0, averageTps: 12.5 });
     expect((await c.api('/api/services/Lobby-1/players', { method: 'PUT', json: { playerCount: 0 } })).status).toBe(200);
@@ -73,6 +96,35 @@ describe('services (real processes)', () => {
     expect(sent.status).toBe(200);
     expect(ofType('SERVICE_MESSAGE').at(-1)!.data).toEqual({ from: 'Lobby-1', to: 'controller', channel: 'stats', kills: '3', mode: 'duel' });
     expect((await c.api('/api/services/Nope-1/message', { method: 'POST', json: { from: 'x', channel: 'c', data: {} } })).status).toBe(404);
+  });
+
+  test('the custom state clears with {}, null or "": null again, one event per real change', async () => {
+    const changes = () => ofType('SERVICE_CUSTOM_STATE_CHANGED', 'Lobby-1').map((e) => e.data);
+    const put = (json: unknown) => c.api('/api/services/Lobby-1/state', { method: 'PUT', json, token: c.service });
+    const before = changes().length;
+    for (const [body, set] of [
+      [{}, 'WAITING'],
+      [{ customState: null }, 'ENDING'],
+      [{ customState: '' }, 'INGAME'],
+    ] as const) {
+      expect((await put({ customState: set })).status).toBe(200);
+      const cleared = await put(body);
+      expect(cleared.status).toBe(200);
+      expect(await readJson(cleared)).toMatchObject({ success: true, service: 'Lobby-1', customState: null });
+      expect(await readJson(await c.api('/api/services/Lobby-1/state'))).toEqual({ service: 'Lobby-1', state: 'READY', customState: null });
+      expect((await readJson(await c.api('/api/services/Lobby-1'))).customState).toBeNull();
+    }
+    // Clearing what is already clear changes nothing and says nothing.
+    expect((await put({})).status).toBe(200);
+    expect(changes().slice(before)).toEqual([
+      { service: 'Lobby-1', group: 'Lobby', oldState: 'INGAME', newState: 'WAITING' },
+      { service: 'Lobby-1', group: 'Lobby', oldState: 'WAITING' },
+      { service: 'Lobby-1', group: 'Lobby', newState: 'ENDING' },
+      { service: 'Lobby-1', group: 'Lobby', oldState: 'ENDING' },
+      { service: 'Lobby-1', group: 'Lobby', newState: 'INGAME' },
+      { service: 'Lobby-1', group: 'Lobby', oldState: 'INGAME' },
+    ]);
+    expect((await readJson(await c.api('/api/services?customState=INGAME'))).total).toBe(0);
   });
 
   test('metrics history answers with clamps (the sampler fills it every 10 s)', async () => {

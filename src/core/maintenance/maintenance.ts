@@ -70,27 +70,33 @@ export class Maintenance {
     this.persist({ ...this.state, groups: { ...this.state.groups, [group]: { ...before, kickMessage } } });
   }
 
-  /** Adds a name or uuid; false when it was already there. */
+  /**
+   * Adds a name as the operator typed it ("Notch" stays "Notch"), a uuid in its dashed
+   * lower-case form. False when it was already there in any case: the first spelling stays,
+   * so adding "NOTCH" after "Notch" changes nothing.
+   */
   whitelistAdd(entry: string): boolean {
     const key = whitelistKey(entry);
     const list = this.state.global.whitelist;
-    if (list.includes(key)) return false;
+    if (list.some((e) => whitelistKey(e) === key)) return false;
     if (list.length >= WHITELIST_LIMIT) throw new ApiError('VALIDATION_FAILED', `the maintenance whitelist is full (${WHITELIST_LIMIT} entries); remove some first`);
-    this.persist({ ...this.state, global: { ...this.state.global, whitelist: [...list, key] } });
+    this.persist({ ...this.state, global: { ...this.state.global, whitelist: [...list, normalizeUuid(entry) ?? entry] } });
     return true;
   }
 
-  /** Removes a name or uuid; false when it was not there. */
+  /** Removes a name or uuid, whatever its case; false when it was not there. */
   whitelistRemove(entry: string): boolean {
     const key = whitelistKey(entry);
     const list = this.state.global.whitelist;
-    if (!list.includes(key)) return false;
-    this.persist({ ...this.state, global: { ...this.state.global, whitelist: list.filter((e) => e !== key) } });
+    const kept = list.filter((e) => whitelistKey(e) !== key);
+    if (kept.length === list.length) return false;
+    this.persist({ ...this.state, global: { ...this.state.global, whitelist: kept } });
     return true;
   }
 
   isWhitelisted(nameOrUuid: string): boolean {
-    return this.state.global.whitelist.includes(whitelistKey(nameOrUuid));
+    const key = whitelistKey(nameOrUuid);
+    return this.state.global.whitelist.some((e) => whitelistKey(e) === key);
   }
 
   /** Re-reads config/maintenance.toml (POST /api/reload); flags that changed on disk are announced. */
@@ -122,7 +128,10 @@ export class Maintenance {
   }
 }
 
-/** Whitelist entries compare as lower-case dashed uuids or lower-case names (Minecraft names ignore case). */
+/**
+ * Whitelist entries compare as lower-case dashed uuids or lower-case names (Minecraft names
+ * ignore case), whatever case they are stored in; the bridge lower-cases the list it loads too.
+ */
 function whitelistKey(entry: string): string {
   return normalizeUuid(entry) ?? entry.toLowerCase();
 }

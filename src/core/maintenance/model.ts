@@ -14,7 +14,7 @@ const globalFields = {
   motdLine2: Type.String({ maxLength: TEXT_LIMITS.line, description: 'second server-list line during maintenance' }),
   protocolText: Type.String({ maxLength: TEXT_LIMITS.short, description: 'shown in place of the version during maintenance' }),
   kickMessage: Type.String({ maxLength: TEXT_LIMITS.block, description: 'what a player who is not whitelisted sees' }),
-  whitelist: Type.Array(WhitelistEntrySchema, { maxItems: WHITELIST_LIMIT, description: 'names (lower-case) and uuids that may join during maintenance' }),
+  whitelist: Type.Array(WhitelistEntrySchema, { maxItems: WHITELIST_LIMIT, description: 'names (as typed; matched ignoring case) and uuids (dashed lower-case) that may join during maintenance' }),
 };
 export const GlobalMaintenanceSchema = Type.Object(globalFields);
 export type GlobalMaintenance = Static<typeof GlobalMaintenanceSchema>;

@@ -34,16 +34,18 @@ export interface NetworkActionsDeps {
 export class NetworkActions {
   constructor(private readonly deps: NetworkActionsDeps) {}
 
+  /** Spec order: no READY proxy is a 503 before the target or the player is looked at. */
   send(player: string, target: string): string[] {
+    const proxies = this.readyProxies();
     const service = this.deps.registry.get(target);
     if (!service) throw new ApiError('SERVICE_NOT_FOUND', `target service "${target}" does not exist`);
     if (service.isProxy) throw new ApiError('VALIDATION_FAILED', `"${target}" is a proxy; a player can only be sent to a backend service`);
     if (service.state !== 'READY') throw new ApiError('SERVICE_NOT_READY', `target service "${target}" is ${service.state}; players can only be sent to a READY service`);
-    return this.throughProxies(player, PROXY_COMMANDS.send(player, target));
+    return this.throughProxies(proxies, player, PROXY_COMMANDS.send(player, target));
   }
 
   kick(player: string, reason: string): string[] {
-    return this.throughProxies(player, PROXY_COMMANDS.kick(player, reason));
+    return this.throughProxies(this.readyProxies(), player, PROXY_COMMANDS.kick(player, reason));
   }
 
   /** Writes the message to every READY service (of `group` when given); returns those reached and those targeted. */
@@ -58,9 +60,13 @@ export class NetworkActions {
     return { reached: reached.map((s) => s.name), targets: targets.map((s) => s.name) };
   }
 
-  private throughProxies(player: string, command: string): string[] {
+  private readyProxies(): ServiceRecord[] {
     const proxies = this.deps.registry.all().filter((s) => s.isProxy && s.state === 'READY');
     if (proxies.length === 0) throw new ApiError('PROXY_NOT_AVAILABLE', 'no proxy is READY to carry out the command; start one and try again');
+    return proxies;
+  }
+
+  private throughProxies(proxies: ServiceRecord[], player: string, command: string): string[] {
     if (this.deps.roster.knownOffline(player)) throw new ApiError('PLAYER_NOT_ONLINE', `player "${player}" is not online (the proxy reported them leaving)`);
     const reached = proxies.filter((proxy) => this.tryExec(proxy, command));
     if (reached.length === 0) throw new ApiError('PROXY_NOT_AVAILABLE', 'no proxy accepted the command (their processes just went away)');

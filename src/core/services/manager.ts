@@ -664,14 +664,16 @@ export class ServiceManager {
     return this.instances.get(name)?.handle ?? null;
   }
 
-  setCustomState(name: string, customState: string, actor: Actor): void {
+  /** Sets the SDK's free-text state, or clears it with null or ''. READY only, either way (the spec's rule for the PUT). */
+  setCustomState(name: string, customState: string | null, actor: Actor): void {
     const { record } = this.require(name);
     if (record.state !== 'READY') throw new ApiError('SERVICE_NOT_READY', `${name} is ${record.state}; the custom state can only be set while READY`);
     const oldState = record.customState;
-    record.customState = customState;
-    if (oldState !== customState) {
+    const newState = customState ?? '';
+    record.customState = newState;
+    if (oldState !== newState) {
       this.persistSoon();
-      this.deps.bus.publish('SERVICE_CUSTOM_STATE_CHANGED', { service: name, group: record.group, oldState: oldState || undefined, newState: customState || undefined }, actor);
+      this.deps.bus.publish('SERVICE_CUSTOM_STATE_CHANGED', { service: name, group: record.group, oldState: oldState || undefined, newState: newState || undefined }, actor);
     }
   }
 

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SERVICE_STATES } from './lifecycle';
 import { residentMemoryMb } from './process-memory';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
+import { formatUptime } from './uptime';
 
 /** TPS below this counts as unhealthy (the doctor's threshold too). */
 export const HEALTHY_TPS = 15;
@@ -21,7 +22,7 @@ export const ServiceViewSchema = Type.Object({
   name: Type.String(),
   groupName: Type.String(),
   state: Type.Union(SERVICE_STATES.map((s) => Type.Literal(s))),
-  customState: Type.String(),
+  customState: Type.Union([Type.String(), Type.Null()], { description: 'free text an SDK set; null when unset (never empty)' }),
   port: Type.Integer(),
   host: Type.String(),
   nodeId: Type.String(),
@@ -29,11 +30,13 @@ export const ServiceViewSchema = Type.Object({
   playerCount: Type.Integer(),
   memoryUsedMb: Type.Integer(),
   memoryMaxMb: Type.Integer(),
-  tps: Type.Union([Type.Number(), Type.Null()]),
+  tps: Type.Optional(Type.Number({ description: 'the last TPS the SDK reported; absent until it reports one' })),
   healthy: Type.Boolean(),
-  uptime: Type.Integer({ description: 'seconds since the process started' }),
+  uptime: Type.Union([Type.String(), Type.Null()], { description: 'time since the process started as "<h>h <m>m <s>s"; null when not started' }),
+  uptimeSeconds: Type.Integer({ description: 'seconds since the process started; 0 when not started' }),
   startedAt: Type.Union([Type.String(), Type.Null()]),
   restartCount: Type.Integer(),
+  isStatic: Type.Boolean({ description: 'keeps its directory across restarts: an instance of a STATIC group, or a dedicated service' }),
   isDedicated: Type.Boolean(),
   proxyEnabled: Type.Boolean(),
   diagnosis: Type.Union([Type.String(), Type.Null()], { description: 'why it last failed, when it did' }),
@@ -50,11 +53,13 @@ export function memoryUsedMb(record: Pick<ServiceRecord, 'memoryUsedMb' | 'nodeI
 /** The API form of a service record, with live memory from the process table (and sync facts when `sync` is given). */
 export function serviceView(record: ServiceRecord, now = Date.now(), sync?: SyncLookup): ServiceView {
   const facts = sync?.(record);
+  const uptimeSeconds = record.startedAt ? Math.max(0, Math.floor((now - record.startedAt.getTime()) / 1000)) : 0;
   return {
     name: record.name,
     groupName: record.group,
     state: record.state,
-    customState: record.customState,
+    // The record keeps '' for "no custom state"; clients (the SDK's isRoutable) test for null.
+    customState: record.customState === '' ? null : record.customState,
     port: record.port,
     host: record.host,
     nodeId: record.nodeId,
@@ -62,11 +67,14 @@ export function serviceView(record: ServiceRecord, now = Date.now(), sync?: Sync
     playerCount: record.playerCount,
     memoryUsedMb: memoryUsedMb(record),
     memoryMaxMb: record.memoryMaxMb,
-    tps: record.tps,
+    // Absent rather than null while unknown: the SDK reads it as a plain number.
+    ...(record.tps === null ? {} : { tps: record.tps }),
     healthy: record.state === 'READY' && (record.tps === null || record.tps >= HEALTHY_TPS),
-    uptime: record.startedAt ? Math.max(0, Math.floor((now - record.startedAt.getTime()) / 1000)) : 0,
+    uptime: record.startedAt ? formatUptime(uptimeSeconds) : null,
+    uptimeSeconds,
     startedAt: record.startedAt?.toISOString() ?? null,
     restartCount: record.restartCount,
+    isStatic: record.isStatic,
     isDedicated: record.isDedicated,
     proxyEnabled: !record.isProxy && record.proxyEnabled,
     diagnosis: record.diagnosis,

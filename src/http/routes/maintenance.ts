@@ -91,7 +91,7 @@ export function maintenanceRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/maintenance/whitelist',
       auth: 'service',
       tag: 'maintenance',
-      summary: 'Let a player name or uuid in during maintenance (adding twice is fine)',
+      summary: 'Let a player name (kept as typed, matched ignoring case) or uuid in during maintenance; adding it again in any case keeps the first spelling',
       body: WhitelistBody,
       response: { 200: Mutation },
       handler: ({ body }) => {
@@ -104,7 +104,7 @@ export function maintenanceRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/maintenance/whitelist',
       auth: 'service',
       tag: 'maintenance',
-      summary: 'Take a player name or uuid off the maintenance whitelist (removing twice is fine)',
+      summary: 'Take a player name (in any case) or uuid off the maintenance whitelist (removing twice is fine)',
       body: WhitelistBody,
       response: { 200: Mutation },
       handler: ({ body }) => {

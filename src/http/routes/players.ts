@@ -20,11 +20,13 @@ const ListingSchema = t.Object({
       name: t.String(),
       uuid: t.String(),
       service: t.String(),
+      server: t.String({ description: 'the same as service; the bridge plugin reads server' }),
       group: t.String(),
       source: t.Union([t.Literal('roster'), t.Literal('ping'), t.Literal('both')]),
     }),
   ),
   total: t.Integer({ description: 'players listed' }),
+  count: t.Integer({ description: 'the same as total; the bridge plugin reads count' }),
   online: t.Integer({ description: 'players the servers report online; status samples may list fewer names' }),
   services: t.Array(
     t.Object({
@@ -48,12 +50,13 @@ export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping
       tag: 'network',
       summary: 'Who is online: every READY backend pinged in parallel (3 s at most) and merged with the roster; approximate',
       response: { 200: ListingSchema },
-      handler: () => {
+      handler: async () => {
         const backends = services.all().filter((s) => s.state === 'READY' && !s.isProxy);
-        return listOnlinePlayers(backends, players.roster, ping, {
+        const listing = await listOnlinePlayers(backends, players.roster, ping, {
           observe: (service, online) => players.observe(service, online),
           groupOf: (service) => services.get(service)?.group,
         });
+        return { ...listing, players: listing.players.map((p) => ({ ...p, server: p.service })), count: listing.total };
       },
     }),
     defineRoute({

@@ -12,6 +12,8 @@ const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
 const Ok = t.Object({ success: t.Literal(true), message: t.String() });
 const WithService = t.Object({ success: t.Literal(true), message: t.String(), service: ServiceViewSchema });
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
+/** The custom state as clients read it: null when unset, never ''. */
+const CustomState = t.Union([t.String(), t.Null()]);
 
 export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute[] {
   const { services, bus } = kernel;
@@ -35,13 +37,13 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         state: t.Optional(t.Union(SERVICE_STATES.map((s) => t.Literal(s)))),
         customState: t.Optional(t.String({ maxLength: 256 })),
       }),
-      response: { 200: t.Object({ services: t.Array(ServiceViewSchema), total: t.Integer() }) },
+      response: { 200: t.Object({ services: t.Array(ServiceViewSchema), total: t.Integer(), count: t.Integer({ description: 'the same as total; the bridge plugin reads count' }) }) },
       handler: ({ query }) => {
         const list = services
           .all()
           .filter((s) => (query.group === undefined || s.group === query.group) && (query.state === undefined || s.state === query.state) && (query.customState === undefined || s.customState === query.customState))
           .map((s) => serviceView(s, Date.now(), syncOf));
-        return { services: list, total: list.length };
+        return { services: list, total: list.length, count: list.length };
       },
     }),
     defineRoute({
@@ -63,7 +65,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       handler: () => {
         const views = services.all().map((s) => serviceView(s));
         const ready = views.filter((v) => v.state === 'READY');
-        const tps = ready.map((v) => v.tps).filter((v): v is number => v !== null);
+        const tps = ready.map((v) => v.tps).filter((v): v is number => v !== undefined);
         return {
           total: views.length,
           ready: ready.length,
@@ -146,14 +148,16 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name/state',
       auth: 'service',
       tag: 'services',
-      summary: 'Set the free-text custom state (READY services only)',
+      summary: 'Set the free-text custom state, or clear it with {}, null or "" (READY services only)',
       params: Name,
-      body: Type.Object({ customState: Type.String({ maxLength: 256 }) }),
-      response: { 200: Ok },
+      body: Type.Object({ customState: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])) }),
+      response: { 200: t.Object({ success: t.Literal(true), message: t.String(), service: t.String(), customState: CustomState }) },
       handler: ({ params, body, actor }) => {
         record(params.name);
-        manager.setCustomState(params.name, body.customState, actor);
-        return { success: true as const, message: `custom state of ${params.name} set` };
+        const customState = body.customState || null;
+        manager.setCustomState(params.name, customState, actor);
+        const message = customState === null ? `custom state of ${params.name} cleared` : `custom state of ${params.name} set`;
+        return { success: true as const, message, service: params.name, customState };
       },
     }),
     defineRoute({
@@ -163,10 +167,10 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       tag: 'services',
       summary: 'The current custom state',
       params: Name,
-      response: { 200: t.Object({ service: t.String(), state: t.String(), customState: t.String() }) },
+      response: { 200: t.Object({ service: t.String(), state: t.String(), customState: CustomState }) },
       handler: ({ params }) => {
         const found = record(params.name);
-        return { service: found.name, state: found.state, customState: found.customState };
+        return { service: found.name, state: found.state, customState: found.customState || null };
       },
     }),
     defineRoute({

@@ -150,7 +150,7 @@ export function serviceCommands(kernel: Kernel): Command[] {
       out.item(`players: ${view.playerCount}`);
       out.item(`memory: ${view.memoryUsedMb} / ${view.memoryMaxMb} MB`);
       out.item(`tps: ${view.tps ?? 'not reported'} · ${view.healthy ? 'healthy' : 'unhealthy'}`);
-      out.item(`uptime: ${view.startedAt ? humanDuration(view.uptime) : 'not running'} · restarts ${view.restartCount}`);
+      out.item(`uptime: ${view.startedAt ? humanDuration(view.uptimeSeconds) : 'not running'} · restarts ${view.restartCount}`);
       if (view.diagnosis) out.error(`last failure: ${view.diagnosis}`);
     },
   };

@@ -1,0 +1,11 @@
+/**
+ * A running time as the reference controller prints it: `"<h>h <m>m <s>s"`, hours never
+ * wrapped into days (`"27h 0m 1s"`), every part always present (`"0h 0m 0s"`). Negative or
+ * fractional input is floored at 0 whole seconds, so a clock skew never prints `-1s`.
+ */
+export function formatUptime(seconds: number): string {
+  const total = Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  return `${hours}h ${minutes}m ${total % 60}s`;
+}
