@@ -96,6 +96,7 @@ export class AgentConnection {
         token: this.config.agent.token,
         nodeName: this.config.agent.node_name,
         agentVersion: VERSION,
+        bunVersion: Bun.version,
         maxMemory: maxMemoryMb(this.config),
         maxServices: this.config.agent.max_services,
         currentServices: this.services.count,

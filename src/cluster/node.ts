@@ -44,7 +44,8 @@ export function nodeFromAuth(request: AuthRequestMessage, remoteAddress: string,
       systemCpuLoad: 0,
       systemMemoryUsedMb: 0,
       systemMemoryTotalMb: request.systemMemoryTotalMb,
-      runtimeVersion: `Bun ${request.agentVersion}`,
+      // The runtime the agent runs on; an agent too old to report it says so rather than guessing.
+      runtimeVersion: request.bunVersion ? `Bun ${request.bunVersion}` : 'Bun (version not reported)',
       runtimeVendor: 'Oven',
     },
   };

@@ -34,6 +34,8 @@ export const AuthRequest = msg('AUTH_REQUEST', {
   token: Text(512),
   nodeName: T.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' }),
   agentVersion: Text(64),
+  /** The agent's `Bun.version`; optional, so agents from before it was sent still log in. */
+  bunVersion: T.Optional(Text(64)),
   maxMemory: Int,
   maxServices: Int,
   currentServices: Int,

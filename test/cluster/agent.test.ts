@@ -45,6 +45,8 @@ describe('cluster with an in-process agent', () => {
     await waitFor(() => a.connection.connected, { what: 'agent connected' });
     const nodes = await readJson(await c.api('/api/nodes'));
     expect(nodes.nodes.map((n: { nodeId: string }) => n.nodeId)).toEqual(['node-a']);
+    // The agent reports the Bun it runs on (the same binary as this test here).
+    expect(nodes.nodes[0].system.runtimeVersion).toBe(`Bun ${Bun.version}`);
     mkdirSync(join(c.controller.kernel.paths.templates, 'Remote'), { recursive: true });
     writeFileSync(join(c.controller.kernel.paths.templates, 'Remote', 'motd.txt'), 'from the controller');
     const group = { name: 'Remote', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'], minInstances: 0, maxInstances: 2, placementNode: 'node-a', placementFallback: 'fail' };

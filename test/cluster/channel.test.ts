@@ -132,15 +132,21 @@ describe('the agent channel', () => {
     expect(nodes.total).toBeGreaterThanOrEqual(1);
     expect(nodes.nodes.find((n: { nodeId: string }) => n.nodeId === 'node-x')).toMatchObject({
       host: '10.1.2.3',
-      maxMemory: 4096,
+      // The dashboard prints "budget ${maxMemory}": svc.toml's form, the MB figure beside it.
+      maxMemory: '4G',
+      maxMemoryMb: 4096,
       maxServices: 3,
       isConnected: true,
       agentVersion: '9.9.9',
       cpuUsage: 0.25,
       memoryUsedMb: 2048,
       services: [],
-      system: { hostname: 'probe-host', osName: 'linux', osArch: 'x64', cpuModel: 'Test CPU', availableProcessors: 4, systemMemoryTotalMb: 16000 },
+      // No bunVersion in its AUTH_REQUEST (an older agent): never its own version passed off as Bun's.
+      system: { hostname: 'probe-host', osName: 'linux', osArch: 'x64', cpuModel: 'Test CPU', availableProcessors: 4, systemMemoryTotalMb: 16000, runtimeVersion: 'Bun (version not reported)', runtimeVendor: 'Oven' },
     });
+    // The dashboard's names for the runtime, and -1 for the process load an agent does not report.
+    const listed = nodes.nodes.find((n: { nodeId: string }) => n.nodeId === 'node-x');
+    expect(listed.system).toMatchObject({ processCpuLoad: -1, javaVersion: listed.system.runtimeVersion, javaVendor: 'Oven' });
     const metrics = parseExposition(await (await c.api('/api/metrics')).text());
     expect(metrics.families.get('svc_cluster_nodes')!.samples.find((s) => s.labels.state === 'connected')!.value).toBeGreaterThanOrEqual(1);
     expect(metrics.families.get('svc_node_memory_used_mb')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(2048);
@@ -149,6 +155,18 @@ describe('the agent channel', () => {
     await waitFor(() => probe.closed, { what: 'the silent node disconnected', timeoutMs: 5000 });
     expect(probe.closed!.code).toBe(4002);
     await waitFor(() => events.some((e) => e.type === 'NODE_DISCONNECTED' && e.data.nodeId === 'node-x'), { what: 'NODE_DISCONNECTED' });
+  });
+
+  test("a node's runtime is the Bun version its agent reports, not the agent's version", async () => {
+    const probe = await connect();
+    probe.socket.send(JSON.stringify(authFrame({ nodeName: 'node-bun', agentVersion: '9.9.9', bunVersion: '1.2.3' })));
+    await waitFor(() => probe.frames.length > 0, { what: 'auth response' });
+    expect(probe.frames[0]).toMatchObject({ accepted: true });
+    const nodes = await readJson(await c.api('/api/nodes'));
+    const node = nodes.nodes.find((n: { nodeId: string }) => n.nodeId === 'node-bun');
+    expect(node.agentVersion).toBe('9.9.9');
+    expect(node.system.runtimeVersion).toBe('Bun 1.2.3');
+    probe.socket.close();
   });
 
   test('GET /api/nodes is admin-only', async () => {

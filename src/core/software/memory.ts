@@ -20,6 +20,12 @@ export function parseMemory(memory: string): number {
   return unit === 'G' ? amount * 1024 : amount;
 }
 
+/** The memory form of a megabyte count, as svc.toml writes it: `8G` when whole gigabytes, else `1536M`. */
+export function formatMemory(mb: number): string {
+  const whole = Math.max(0, Math.round(mb));
+  return whole > 0 && whole % 1024 === 0 ? `${whole / 1024}G` : `${whole}M`;
+}
+
 export function isMemory(memory: string): boolean {
   return MEMORY.test(memory);
 }

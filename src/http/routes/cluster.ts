@@ -4,7 +4,8 @@ import type { Kernel } from '../../kernel';
 import { ApiError } from '../../errors';
 import { SOFTWARE_NAMES } from '../../core/software/kinds';
 import { ServiceViewSchema, serviceView } from '../../core/services/view';
-import { SystemFactsSchema } from '../../core/info/system-facts';
+import { SystemInfoSchema, withRuntimeAliases } from '../../core/info/system-facts';
+import { formatMemory } from '../../core/software/memory';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { ClusterRuntime } from '../../cluster/runtime';
 import { templateArchiveHash, templateFiles, zipStream } from '../../cluster/template-archive';
@@ -19,13 +20,17 @@ const BootstrapSchema = t.Object({
   sans: t.Array(t.String()),
 });
 
-/** A node's system facts: the controller info's, less its own process load. */
-const NodeSystemSchema = Type.Omit(SystemFactsSchema, ['processCpuLoad']);
+/**
+ * A node's system facts in the controller info's shape. An agent does not report its own
+ * process load, so `processCpuLoad` is -1 (the dashboard's "not available": it hides the row).
+ */
+const NodeSystemSchema = SystemInfoSchema;
 
 const NodeSchema = t.Object({
   nodeId: t.String(),
   host: t.String(),
-  maxMemory: t.Integer({ description: 'MB' }),
+  maxMemory: t.String({ description: 'the memory its services may take together, as svc.toml writes it: "8G", "1536M"' }),
+  maxMemoryMb: t.Integer({ description: 'the same in MB' }),
   maxServices: t.Integer(),
   currentServices: t.Integer(),
   cpuUsage: t.Number(),
@@ -34,7 +39,7 @@ const NodeSchema = t.Object({
   isConnected: t.Boolean(),
   agentVersion: t.String(),
   lastHeartbeat: t.String({ description: 'ISO-8601' }),
-  services: t.Array(ServiceViewSchema),
+  services: t.Array(t.String(), { description: 'the names of the services placed on it (GET /api/services?… has their records, with nodeId)' }),
   system: NodeSystemSchema,
 });
 
@@ -75,11 +80,12 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
         const runtime = requireCluster(kernel);
         const all = kernel.services.all();
         const nodes = runtime.cluster.list().map((node) => {
-          const services = all.filter((s) => s.nodeId === node.nodeId).map((s) => serviceView(s));
+          const services = all.filter((s) => s.nodeId === node.nodeId).map((s) => s.name);
           return {
             nodeId: node.nodeId,
             host: node.host,
-            maxMemory: node.maxMemoryMb,
+            maxMemory: formatMemory(node.maxMemoryMb),
+            maxMemoryMb: node.maxMemoryMb,
             maxServices: node.maxServices,
             currentServices: services.length,
             cpuUsage: node.cpuUsage,
@@ -89,7 +95,7 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
             agentVersion: node.agentVersion,
             lastHeartbeat: new Date(node.lastHeartbeat).toISOString(),
             services,
-            system: node.system,
+            system: withRuntimeAliases({ ...node.system, processCpuLoad: -1 }),
           };
         });
         return { nodes, total: nodes.length };
