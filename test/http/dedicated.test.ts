@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller } from '../../src/controller';
+import { DEDICATED_FIELDS } from '../../src/core/dedicated/model';
 import { pingServer } from '../../src/core/net/server-list-ping';
+import { formatUptime } from '../../src/core/services/uptime';
 import { memoryMaxMb } from '../../src/core/software/memory';
 import { expectErrorBody, readJson, startController, waitFor, type TestController } from '../support/controller';
 
@@ -62,10 +64,11 @@ describe('create', () => {
       jvmArgs: [],
       jvmOptimize: true,
       directory: dirOf('Survival'),
-      state: 'STOPPED',
+      state: null,
       pid: null,
-      playerCount: 0,
-      uptime: 0,
+      playerCount: null,
+      uptime: null,
+      uptimeSeconds: 0,
     });
     expect(readFileSync(join(dirOf('Survival'), 'eula.txt'), 'utf8')).toContain('eula=true');
     expect(readFileSync(join(dirOf('Survival'), 'server.properties'), 'utf8')).toContain(`server-port=${survivalPort}`);
@@ -125,6 +128,160 @@ describe('create', () => {
   });
 });
 
+describe('partial update (PUT)', () => {
+  const file = (name: string) => join(c.dir, 'config', 'dedicated', `${name}.toml`);
+  const put = (name: string, json: unknown) => c.api(`/api/dedicated/${name}`, { method: 'PUT', json });
+  /** Every config field of a view, in field-table order. */
+  const configOf = (view: Record<string, unknown>) => Object.fromEntries(Object.keys(DEDICATED_FIELDS).map((key) => [key, view[key]]));
+  /** What the dashboard's edit dialog sends: the loaded values, the three launch strings blanked, never startCommand. */
+  const dashboardEdit = (view: Record<string, unknown>, edits: Record<string, unknown> = {}) => ({
+    name: view.name,
+    port: view.port,
+    software: view.software,
+    version: view.version,
+    jarName: '',
+    readyPattern: '',
+    javaPath: '',
+    proxyEnabled: view.proxyEnabled,
+    memory: view.memory,
+    restartOnCrash: view.restartOnCrash,
+    maxRestarts: view.maxRestarts,
+    jvmArgs: view.jvmArgs,
+    jvmOptimize: view.jvmOptimize,
+    ...edits,
+  });
+
+  let editedPort = 0;
+  /** Every field away from its default. */
+  const edited = () => ({
+    name: 'Edited',
+    port: editedPort,
+    software: 'CUSTOM',
+    version: '1.20.4',
+    jarName: 'custom-server.jar',
+    readyPattern: 'Ready in \\d+ms',
+    javaPath: '/opt/java21/bin/java',
+    startCommand: ['./launch.sh', '{port}', '{memory}'],
+    proxyEnabled: false,
+    memory: '3G',
+    restartOnCrash: false,
+    maxRestarts: 9,
+    jvmArgs: ['-Xss1M', '-Dfile.encoding=UTF-8'],
+    jvmOptimize: false,
+  });
+
+  beforeAll(async () => {
+    editedPort = freePort();
+    expect((await post('/api/dedicated', edited())).status).toBe(201);
+  });
+
+  test('the fixture covers every field with a non-default value', () => {
+    const values: Record<string, unknown> = edited();
+    for (const [key, field] of Object.entries(DEDICATED_FIELDS)) expect({ key, value: values[key] }).not.toEqual({ key, value: field.default });
+  });
+
+  test("the dashboard's edit body keeps startCommand; \"\" unsets jarName/readyPattern/javaPath; a CUSTOM service stays editable", async () => {
+    const before = await detail('Edited');
+    const res = await put('Edited', dashboardEdit(before, { maxRestarts: 4, memory: '4G' }));
+    expect(res.status).toBe(200);
+    const body = await readJson(res);
+    expect(body).toMatchObject({ success: true, message: 'dedicated service Edited updated' });
+    const after = await detail('Edited');
+    expect(body.service).toEqual(after);
+    expect(configOf(after)).toEqual({ ...configOf(before), jarName: '', readyPattern: '', javaPath: '', maxRestarts: 4, memory: '4G' });
+    expect(after.startCommand).toEqual(['./launch.sh', '{port}', '{memory}']);
+    const text = readFileSync(file('Edited'), 'utf8');
+    expect(text).toContain('start_command = ["./launch.sh", "{port}", "{memory}"]');
+    expect(text).toContain('jar_name = ""');
+  });
+
+  test('a body with one field changes that field only (every field round-trips)', async () => {
+    // Back to every field non-default, then one field at a time.
+    expect((await put('Edited', edited())).status).toBe(200);
+    const start = await detail('Edited');
+    expect(configOf(start)).toEqual(edited());
+    const changes: Record<string, unknown> = {
+      port: freePort(),
+      software: 'PAPER',
+      version: '1.21.4',
+      jarName: 'other.jar',
+      readyPattern: 'Done',
+      javaPath: '/usr/bin/java',
+      startCommand: ['./other.sh'],
+      proxyEnabled: true,
+      memory: '1G',
+      restartOnCrash: true,
+      maxRestarts: 1,
+      jvmArgs: [],
+      jvmOptimize: true,
+    };
+    let expected = configOf(start);
+    for (const [key, value] of Object.entries(changes)) {
+      const res = await put('Edited', { [key]: value });
+      expect({ key, status: res.status }).toEqual({ key, status: 200 });
+      expected = { ...expected, [key]: value };
+      expect(configOf(await detail('Edited'))).toEqual(expected);
+    }
+  });
+
+  test('an empty body changes nothing and keeps the file byte-stable', async () => {
+    const before = readFileSync(file('Edited'), 'utf8');
+    const view = await detail('Edited');
+    const res = await put('Edited', {});
+    expect(res.status).toBe(200);
+    expect(await detail('Edited')).toEqual(view);
+    expect(readFileSync(file('Edited'), 'utf8')).toBe(before);
+  });
+
+  test('memory "" means "not given": the current value stays', async () => {
+    expect((await put('Edited', { memory: '5G' })).status).toBe(200);
+    const res = await put('Edited', { memory: '', maxRestarts: 6 });
+    expect(res.status).toBe(200);
+    expect((await readJson(res)).service).toMatchObject({ memory: '5G', maxRestarts: 6 });
+  });
+
+  test('POST: memory "" is the default, "" launch strings are unset', async () => {
+    const res = await post('/api/dedicated', { name: 'Blank', port: freePort(), software: 'PAPER', version: '1.21.4', memory: '', jarName: '', readyPattern: '', javaPath: '' });
+    expect(res.status).toBe(201);
+    expect((await readJson(res)).service).toMatchObject({ memory: '2G', jarName: '', readyPattern: '', javaPath: '' });
+    expect((await c.api('/api/dedicated/Blank', { method: 'DELETE' })).status).toBe(200);
+  });
+
+  test.each([
+    ['a bad memory', { memory: 'lots' }, '"memory"'],
+    ['a bad port', { port: 0 }, '"port"'],
+    ['a broken ready pattern', { readyPattern: 'Done (' }, 'readyPattern'],
+    ['CUSTOM left without a jar or a command (after the merge)', { software: 'CUSTOM', jarName: '', startCommand: [] }, '"jarName" is required for CUSTOM'],
+    ['another name', { name: 'Renamed' }, 'cannot change'],
+  ])('400 VALIDATION_FAILED naming the field: %s; nothing changes', async (_what, json, fragment) => {
+    const before = readFileSync(file('Edited'), 'utf8');
+    const res = await put('Edited', json);
+    expect(res.status).toBe(400);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('VALIDATION_FAILED');
+    expect(body.message).toContain(fragment);
+    expect(readFileSync(file('Edited'), 'utf8')).toBe(before);
+  });
+
+  test('the port of another dedicated service is 409 DEDICATED_PORT_IN_USE', async () => {
+    const res = await put('Edited', { port: survivalPort });
+    expect(res.status).toBe(409);
+    expect((await expectErrorBody(res)).error).toBe('DEDICATED_PORT_IN_USE');
+  });
+
+  test('404 DEDICATED_NOT_FOUND for an unknown name, also with a partial body', async () => {
+    for (const json of [{}, { maxRestarts: 2 }]) {
+      const res = await put('Nope', json);
+      expect(res.status).toBe(404);
+      expect((await expectErrorBody(res)).error).toBe('DEDICATED_NOT_FOUND');
+    }
+  });
+
+  afterAll(async () => {
+    expect((await c.api('/api/dedicated/Edited', { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
 describe('lifecycle (real processes)', () => {
   test('start: READY on the Done line, on its fixed port; /api/services lists it as dedicated', async () => {
     const res = await post('/api/dedicated/Survival/start');
@@ -141,9 +298,17 @@ describe('lifecycle (real processes)', () => {
     expect(listed).toMatchObject({ name: 'Survival', groupName: 'Survival', state: 'READY', port: survivalPort, isDedicated: true, proxyEnabled: true, memoryMaxMb: memoryMaxMb('1G') });
     const list = await readJson(await c.api('/api/dedicated'));
     const view = list.services.find((s: { name: string }) => s.name === 'Survival');
-    expect(view).toMatchObject({ state: 'READY', pid: listed.pid });
+    expect(view).toMatchObject({ state: 'READY', pid: listed.pid, playerCount: 0 });
     expect(view.pid).toBeGreaterThan(0);
-    expect(view.uptime).toBeGreaterThanOrEqual(0);
+    // Running: the reference's formatted string, and the number beside it.
+    expect(view.uptime).toMatch(/^\d+h \d+m \d+s$/);
+    expect(Number.isInteger(view.uptimeSeconds)).toBe(true);
+    expect(view.uptime).toBe(formatUptime(view.uptimeSeconds));
+    // The player count the server reports shows through, as a number.
+    expect((await c.api('/api/services/Survival/players', { method: 'PUT', json: { playerCount: 3 } })).status).toBe(200);
+    expect((await detail('Survival')).playerCount).toBe(3);
+    // Back to empty: a stop drains players first.
+    expect((await c.api('/api/services/Survival/players', { method: 'PUT', json: { playerCount: 0 } })).status).toBe(200);
     // The service ran in its own directory, which the server wrote into.
     expect(existsSync(join(dirOf('Survival'), 'logs', 'latest.log'))).toBe(true);
   });
@@ -189,7 +354,7 @@ describe('lifecycle (real processes)', () => {
     const res = await post('/api/dedicated/Survival/stop');
     expect(res.status).toBe(200);
     const body = await readJson(res);
-    expect(body.service).toMatchObject({ state: 'STOPPED', pid: null, uptime: 0 });
+    expect(body.service).toMatchObject({ state: null, pid: null, playerCount: null, uptime: null, uptimeSeconds: 0 });
     expect(ofType('SERVICE_STOPPED', 'service', 'Survival').length).toBeGreaterThanOrEqual(1);
     expect((await c.api('/api/services/Survival')).status).toBe(404);
     expect(existsSync(join(dirOf('Survival'), 'server.properties'))).toBe(true);
@@ -216,7 +381,7 @@ describe('lifecycle (real processes)', () => {
       const body = await expectErrorBody(res);
       expect(body.error).toBe('DEDICATED_PORT_IN_USE');
       expect(body.message).toContain(String(foreign.port));
-      expect((await detail('Blocked')).state).toBe('STOPPED');
+      expect((await detail('Blocked')).state).toBeNull();
     } finally {
       foreign.stop(true);
     }
@@ -232,6 +397,8 @@ describe('lifecycle (real processes)', () => {
     expect(crashes.map((e) => [e.data.exitCode, e.data.restartAttempt])).toEqual([['3', '0'], ['3', '1']]);
     // maxRestarts 1: it stays CRASHED.
     await waitFor(async () => (await detail('Crashy')).state === 'CRASHED', { what: 'Crashy CRASHED' });
+    // A crashed record keeps its state; nothing runs, so no players and no uptime.
+    expect(await detail('Crashy')).toMatchObject({ state: 'CRASHED', playerCount: null, uptime: null, uptimeSeconds: 0 });
     const crashed = await readJson(await c.api('/api/services/Crashy'));
     expect(crashed).toMatchObject({ isDedicated: true, restartCount: 1, state: 'CRASHED' });
     expect(crashed.diagnosis).toContain('code 3');
@@ -239,7 +406,7 @@ describe('lifecycle (real processes)', () => {
     // A crashed service is not running: stop clears it, delete is allowed.
     const stopped = await post('/api/dedicated/Crashy/stop');
     expect(stopped.status).toBe(200);
-    expect((await readJson(stopped)).service.state).toBe('STOPPED');
+    expect((await readJson(stopped)).service.state).toBeNull();
     expect((await c.api('/api/dedicated/Crashy', { method: 'DELETE' })).status).toBe(200);
   }, 20_000);
 

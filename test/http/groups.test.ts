@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GROUP_FIELDS } from '../../src/core/groups/model';
+import type { GroupView } from '../../src/core/groups/view';
 import { newRecord } from '../../src/core/services/registry';
 import { expectErrorBody, readJson, startController, type TestController } from '../support/controller';
 
@@ -151,5 +153,240 @@ describe('groups', () => {
     writeFileSync(join(mods, 'b.jar'), zipSync({ 'META-INF/mods.toml': strToU8('modLoader="javafml"\n[[mods]]\nmodId="create"\n') }));
     const res = await c.api('/api/groups', { method: 'POST', json: { name: 'Modded', software: 'FABRIC', version: '1.21.1', modloaderVersion: '0.16.0' } });
     expect((await readJson(res)).group.modIds).toEqual(['create', 'lithium']);
+  });
+});
+
+/** Every field away from its default (placement on a node no cluster has: nothing starts). */
+const full = {
+  name: 'Full',
+  type: 'STATIC',
+  template: 'fulltpl',
+  templates: ['base', 'fulltpl'],
+  software: 'FABRIC',
+  version: '1.21.4',
+  modloaderVersion: '0.16.9',
+  jarName: 'fabric-server.jar',
+  readyPattern: 'Done \\(\\d+',
+  javaPath: '/opt/java21/bin/java',
+  startCommand: ['java', '-jar', 'fabric-server.jar'],
+  memory: '3G',
+  maxPlayers: 77,
+  minInstances: 0,
+  maxInstances: 9,
+  playersPerInstance: 33,
+  scaleThreshold: 0.65,
+  idleTimeout: 120,
+  warmPoolSize: 2,
+  stopOnEmpty: true,
+  restartOnCrash: false,
+  maxRestarts: 9,
+  drainTimeout: 45,
+  deployOnStop: true,
+  deployExcludes: ['logs'],
+  jvmArgs: ['-Xss1M'],
+  jvmOptimize: false,
+  placementNode: 'node-9',
+  placementFallback: 'fail',
+  syncEnabled: true,
+  syncExcludes: ['cache'],
+};
+
+type View = GroupView;
+const definitionOf = (view: View): Record<string, unknown> => Object.fromEntries(Object.keys(GROUP_FIELDS).map((key) => [key, view[key as keyof View]]));
+
+/** The detail page's Save body, built from the loaded group as the page does (nested reads). */
+const detailPageBody = (g: View, edits: Record<string, unknown> = {}) => ({
+  name: g.name,
+  type: g.type,
+  template: g.template,
+  software: g.software,
+  version: g.version,
+  memory: g.resources.memory,
+  maxPlayers: g.resources.maxPlayers,
+  minInstances: g.scaling.minInstances,
+  maxInstances: g.scaling.maxInstances,
+  playersPerInstance: g.scaling.playersPerInstance,
+  scaleThreshold: g.scaling.scaleThreshold,
+  idleTimeout: g.scaling.idleTimeout,
+  stopOnEmpty: g.lifecycle.stopOnEmpty,
+  restartOnCrash: g.lifecycle.restartOnCrash,
+  maxRestarts: g.lifecycle.maxRestarts,
+  jvmOptimize: g.jvmOptimize,
+  ...edits,
+});
+/** The edit dialog's Save body: the same plus jvmArgs and a docker object svc does not know. */
+const editDialogBody = (g: View, edits: Record<string, unknown> = {}) => ({
+  ...detailPageBody(g),
+  jvmArgs: g.jvmArgs,
+  docker: { enabled: false, memoryLimit: '', cpuLimit: 0, javaImage: '', network: '' },
+  ...edits,
+});
+
+describe('the dashboard view and partial updates', () => {
+  const get = async (name: string): Promise<View> => readJson(await c.api(`/api/groups/${name}`));
+  const put = (name: string, json: unknown) => c.api(`/api/groups/${name}`, { method: 'PUT', json });
+
+  beforeAll(async () => {
+    const res = await c.api('/api/groups', { method: 'POST', json: full });
+    expect(res.status).toBe(201);
+  });
+  afterAll(async () => {
+    for (const name of ['Full', 'Launcher', 'BedWars']) await c.api(`/api/groups/${name}`, { method: 'DELETE' });
+  });
+
+  test('the fixture covers every field with a non-default value', () => {
+    const values: Record<string, unknown> = full;
+    for (const [key, field] of Object.entries(GROUP_FIELDS)) expect({ key, value: values[key] }).not.toEqual({ key, value: field.default });
+  });
+
+  test('views carry the flat fields and the nested objects, with their JSON types', async () => {
+    const g = await get('Full');
+    expect(definitionOf(g)).toEqual(full);
+    expect(g.resources).toEqual({ memory: '3G', maxPlayers: 77 });
+    expect(g.scaling).toEqual({ minInstances: 0, maxInstances: 9, playersPerInstance: 33, scaleThreshold: 0.65, idleTimeout: 120 });
+    expect(g.lifecycle).toEqual({ stopOnEmpty: true, restartOnCrash: false, maxRestarts: 9 });
+    expect(g.static).toBe(true);
+    const types = (o: object) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v]));
+    expect(types(g.resources)).toEqual({ memory: 'string', maxPlayers: 'number' });
+    expect(types(g.scaling)).toEqual({ minInstances: 'number', maxInstances: 'number', playersPerInstance: 'number', scaleThreshold: 'number', idleTimeout: 'number' });
+    expect(types(g.lifecycle)).toEqual({ stopOnEmpty: 'boolean', restartOnCrash: 'boolean', maxRestarts: 'number' });
+    // The same shape in the list and in the mutation answers.
+    const list = await readJson(await c.api('/api/groups'));
+    expect(list.groups.find((x: View) => x.name === 'Full')).toEqual(g);
+    const lobby = list.groups.find((x: View) => x.name === 'Lobby');
+    expect(lobby).toMatchObject({ type: 'DYNAMIC', static: false, resources: { memory: lobby.memory, maxPlayers: lobby.maxPlayers } });
+    const answer = await readJson(await put('Full', {}));
+    expect(answer.group).toEqual(g);
+  });
+
+  test("the detail page's Save keeps every field it does not send, and the file stays byte-stable", async () => {
+    const file = readFileSync(groupFile('Full'), 'utf8');
+    const before = await get('Full');
+    const unchanged = await put('Full', detailPageBody(before));
+    expect(unchanged.status).toBe(200);
+    expect(readFileSync(groupFile('Full'), 'utf8')).toBe(file);
+    const res = await put('Full', detailPageBody(before, { maxPlayers: 88, idleTimeout: 60, stopOnEmpty: false }));
+    expect(res.status).toBe(200);
+    const after = await get('Full');
+    expect((await readJson(res)).group).toEqual(after);
+    expect(definitionOf(after)).toEqual({ ...full, maxPlayers: 88, idleTimeout: 60, stopOnEmpty: false });
+    expect(after.resources.maxPlayers).toBe(88);
+    expect(readFileSync(groupFile('Full'), 'utf8')).toContain('[group.resources]\nmemory = "3G"\nmax_players = 88');
+  });
+
+  test("the edit dialog's Save (jvmArgs, an unknown docker object) keeps the rest", async () => {
+    const before = await get('Full');
+    const res = await put('Full', editDialogBody(before, { jvmArgs: ['-Xss2M', '-Dfoo=1'], type: 'DYNAMIC' }));
+    expect(res.status).toBe(200);
+    const after = await get('Full');
+    expect(definitionOf(after)).toEqual({ ...definitionOf(before), jvmArgs: ['-Xss2M', '-Dfoo=1'], type: 'DYNAMIC' });
+    expect(after.static).toBe(false);
+    expect(after).not.toHaveProperty('docker');
+    expect(readFileSync(groupFile('Full'), 'utf8')).not.toContain('docker');
+  });
+
+  test('a body with one field changes that field only (every field round-trips)', async () => {
+    expect((await put('Full', full)).status).toBe(200);
+    expect(definitionOf(await get('Full'))).toEqual(full);
+    const changes: Record<string, unknown> = {
+      type: 'LOBBY',
+      template: 'othertpl',
+      templates: [],
+      software: 'PAPER',
+      version: '1.21.1',
+      modloaderVersion: '',
+      jarName: 'paper.jar',
+      readyPattern: 'Done',
+      javaPath: '/usr/bin/java',
+      startCommand: [],
+      memory: '1G',
+      maxPlayers: 50,
+      minInstances: 1,
+      maxInstances: 4,
+      playersPerInstance: 40,
+      scaleThreshold: 0.8,
+      idleTimeout: 0,
+      warmPoolSize: 0,
+      stopOnEmpty: false,
+      restartOnCrash: true,
+      maxRestarts: 5,
+      drainTimeout: 30,
+      deployOnStop: false,
+      deployExcludes: ['logs', 'crash-reports'],
+      jvmArgs: [],
+      jvmOptimize: true,
+      placementNode: '',
+      placementFallback: 'wait',
+      syncEnabled: false,
+      syncExcludes: [],
+    };
+    expect(Object.keys(changes).sort()).toEqual(Object.keys(GROUP_FIELDS).filter((k) => k !== 'name').sort());
+    let expected = definitionOf(await get('Full'));
+    for (const [key, value] of Object.entries(changes)) {
+      const res = await put('Full', { [key]: value });
+      expect({ key, status: res.status }).toEqual({ key, status: 200 });
+      expected = { ...expected, [key]: value };
+      expect(definitionOf(await get('Full'))).toEqual(expected);
+    }
+  });
+
+  test('"" unsets the optional strings whose default is ""; memory "" keeps the current value', async () => {
+    expect((await put('Full', full)).status).toBe(200);
+    const res = await put('Full', { jarName: '', readyPattern: '', javaPath: '', modloaderVersion: '', placementNode: '', template: '', memory: '' });
+    expect(res.status).toBe(200);
+    expect(definitionOf((await readJson(res)).group)).toEqual({ ...full, jarName: '', readyPattern: '', javaPath: '', modloaderVersion: '', placementNode: '', template: 'Full' });
+  });
+
+  test('nested objects are accepted too; a flat field given beside them wins', async () => {
+    const res = await put('Full', { resources: { memory: '6G', maxPlayers: 12 }, scaling: { idleTimeout: 5, maxInstances: 3 }, lifecycle: { maxRestarts: 2 }, maxPlayers: 13 });
+    expect(res.status).toBe(200);
+    expect((await readJson(res)).group).toMatchObject({ memory: '6G', maxPlayers: 13, idleTimeout: 5, maxInstances: 3, maxRestarts: 2, resources: { memory: '6G', maxPlayers: 13 } });
+  });
+
+  test('a CUSTOM group launched by startCommand stays editable from the dashboard', async () => {
+    const created = await c.api('/api/groups', { method: 'POST', json: { name: 'Launcher', software: 'CUSTOM', version: '1.21.4', minInstances: 0, startCommand: ['sh', '-c', 'exec sleep 1000'] } });
+    expect(created.status).toBe(201);
+    const g = await get('Launcher');
+    for (const body of [detailPageBody(g, { maxPlayers: 20 }), editDialogBody(g, { maxRestarts: 1 })]) {
+      const res = await put('Launcher', body);
+      expect(res.status).toBe(200);
+      expect((await readJson(res)).group.startCommand).toEqual(['sh', '-c', 'exec sleep 1000']);
+    }
+    // Leaving it with neither is still refused, on the merged result.
+    const refused = await put('Launcher', { startCommand: [] });
+    expect(refused.status).toBe(400);
+    expect((await expectErrorBody(refused)).message).toContain('"jarName" is required for CUSTOM');
+  });
+
+  test("POST takes the dashboard's create body (modloaderVersion \"\"); memory \"\" is the default", async () => {
+    const res = await c.api('/api/groups', { method: 'POST', json: { name: 'BedWars', type: 'DYNAMIC', template: 'bedwars', software: 'PAPER', version: '1.21.4', modloaderVersion: '', memory: '', minInstances: 0, maxInstances: 4 } });
+    expect(res.status).toBe(201);
+    const { group } = await readJson(res);
+    expect(group).toMatchObject({ name: 'BedWars', template: 'bedwars', modloaderVersion: '', memory: '1G', resources: { memory: '1G', maxPlayers: 50 }, static: false });
+  });
+
+  test.each([
+    ['a bad memory', { memory: 'lots' }, 'body "memory" must be'],
+    ['minInstances above the current maxInstances (after the merge)', { minInstances: 10 }, '"minInstances" (10) must be at most "maxInstances"'],
+    ['a bad nested value', { scaling: { scaleThreshold: 2 } }, '"scaling.scaleThreshold"'],
+    ['a broken ready pattern', { readyPattern: 'Done (' }, '"readyPattern"'],
+    ['another name', { name: 'Other' }, 'cannot change'],
+  ])('400 VALIDATION_FAILED naming the field: %s; nothing changes', async (_what, json, fragment) => {
+    expect((await put('Full', full)).status).toBe(200);
+    const before = readFileSync(groupFile('Full'), 'utf8');
+    const res = await put('Full', json);
+    expect(res.status).toBe(400);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('VALIDATION_FAILED');
+    expect(body.message).toContain(fragment);
+    expect(readFileSync(groupFile('Full'), 'utf8')).toBe(before);
+  });
+
+  test('404 GROUP_NOT_FOUND for an unknown name, also with a partial or dashboard body', async () => {
+    for (const json of [{}, { maxPlayers: 3 }, detailPageBody({ ...(await get('Full')), name: 'Nope' })]) {
+      const res = await put('Nope', json);
+      expect(res.status).toBe(404);
+      expect((await expectErrorBody(res)).error).toBe('GROUP_NOT_FOUND');
+    }
   });
 });

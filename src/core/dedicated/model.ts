@@ -1,6 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { SERVICE_STATES } from '../services/lifecycle';
-import { crossFieldProblem, GROUP_FIELDS, groupDefaults, type Group } from '../groups/model';
+import { crossFieldProblem, GROUP_FIELDS, groupDefaults, MemoryBodySchema, type Group } from '../groups/model';
 
 /**
  * A dedicated service: one server on a fixed port in its own directory
@@ -50,30 +50,54 @@ const schemas = Object.fromEntries(Object.entries(DEDICATED_FIELDS).map(([k, v])
 export const DedicatedSchema = Type.Object(schemas);
 export type Dedicated = Static<typeof DedicatedSchema>;
 
-/** Fields a create/replace body must carry (and a file must have); the rest have defaults. */
+/** Fields a create body must carry (and a file must have); the rest have defaults. */
 export const DEDICATED_REQUIRED = ['name', 'port', 'software', 'version'] as const satisfies readonly DedicatedField[];
 type Required = (typeof DEDICATED_REQUIRED)[number];
 
-type BodyProperties = { [K in DedicatedField]: K extends Required ? FieldSchemas[K] : TOptional<FieldSchemas[K]> };
+/*
+ * "" in a body: `jarName`, `readyPattern` and `javaPath` default to "", so "" (what the
+ * dashboard's edit dialog always sends) means unset; `memory: ""` means "not given" (the
+ * current value on PUT, the default on POST), never a 400.
+ */
+const bodySchemas = { ...schemas, memory: MemoryBodySchema };
+type BodySchemas = typeof bodySchemas;
+type CreateProperties = { [K in DedicatedField]: K extends Required ? BodySchemas[K] : TOptional<BodySchemas[K]> };
+type PatchProperties = { [K in DedicatedField]: TOptional<BodySchemas[K]> };
 
-/** The create/replace body: the flat API form, name/port/software/version required. */
+/** The create body: the flat API form, name/port/software/version required. */
 export const DedicatedBodySchema = Type.Object(
-  Object.fromEntries(Object.entries(schemas).map(([k, s]) => [k, (DEDICATED_REQUIRED as readonly string[]).includes(k) ? s : Type.Optional(s)])) as BodyProperties,
+  Object.fromEntries(Object.entries(bodySchemas).map(([k, s]) => [k, (DEDICATED_REQUIRED as readonly string[]).includes(k) ? s : Type.Optional(s)])) as CreateProperties,
 );
 export type DedicatedBody = Static<typeof DedicatedBodySchema>;
 
-/** List and detail responses: the config plus where it lives and how its service is doing. */
+/** The PUT body: a partial update, every field optional; what it does not carry keeps its value. */
+export const DedicatedPatchSchema = Type.Object(Object.fromEntries(Object.entries(bodySchemas).map(([k, s]) => [k, Type.Optional(s)])) as PatchProperties);
+export type DedicatedPatch = Static<typeof DedicatedPatchSchema>;
+
+/** The fields a body sets: anything outside the field table dropped, `memory: ""` left out. */
+export function dedicatedBodyValues(body: DedicatedPatch): Partial<Dedicated> {
+  const flat: Record<string, unknown> = body;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(DEDICATED_FIELDS)) if (flat[key] !== undefined) out[key] = flat[key];
+  if (out.memory === '') delete out.memory;
+  return out as Partial<Dedicated>;
+}
+
+/**
+ * List and detail responses: the config plus where it lives and how its service is doing.
+ * "Not running" is null, as the reference answers and the dashboard reads it ("OFFLINE", "—").
+ */
 export const DedicatedViewSchema = Type.Composite([
   DedicatedSchema,
   Type.Object({
     directory: Type.String({ description: 'absolute path of the server directory' }),
-    state: Type.Union(
-      SERVICE_STATES.map((s) => Type.Literal(s)),
-      { description: 'the service state; STOPPED when it is not running' },
-    ),
+    state: Type.Union([...SERVICE_STATES.filter((s) => s !== 'STOPPED').map((s) => Type.Literal(s)), Type.Null()], {
+      description: 'the service state while it has a record (CRASHED included); null when it is not running',
+    }),
     pid: Type.Union([Type.Integer(), Type.Null()]),
-    playerCount: Type.Integer({ minimum: 0 }),
-    uptime: Type.Integer({ minimum: 0, description: 'seconds since the process started; 0 when stopped' }),
+    playerCount: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null when it is not running' }),
+    uptime: Type.Union([Type.String(), Type.Null()], { description: 'running time as "<h>h <m>m <s>s"; null when it is not running' }),
+    uptimeSeconds: Type.Integer({ minimum: 0, description: 'seconds since the process started; 0 when it is not running' }),
   }),
 ]);
 export type DedicatedView = Static<typeof DedicatedViewSchema>;

@@ -6,7 +6,7 @@ import type { GroupStore } from '../groups/store';
 import type { DedicatedLaunch, DedicatedSource } from '../services/manager';
 import { provisionDedicatedDirectory } from './directory';
 import { dedicatedLaunch, type DedicatedPreparer } from './launch';
-import { DEDICATED_FIELDS, dedicatedDefaults, dedicatedProblem, type Dedicated, type DedicatedBody } from './model';
+import { DEDICATED_FIELDS, dedicatedBodyValues, dedicatedDefaults, dedicatedProblem, type Dedicated, type DedicatedBody, type DedicatedPatch } from './model';
 import { DedicatedFileError, parseDedicatedToml, renderDedicatedToml } from './toml';
 
 export interface BrokenDedicatedFile {
@@ -101,7 +101,7 @@ export class DedicatedStore implements DedicatedSource {
     if (taken) throw new ApiError('DEDICATED_ALREADY_EXISTS', taken);
     const clash = this.groupClash(body.name);
     if (clash) throw new ApiError('VALIDATION_FAILED', clash);
-    const config = complete(body);
+    const config = complete({ ...dedicatedDefaults(), ...dedicatedBodyValues(body) });
     this.refusePortTaken(config);
     const dir = this.directoryOf(config.name);
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw new ApiError('VALIDATION_FAILED', `${dir} exists and is not a directory; move it away to create dedicated service "${config.name}"`);
@@ -110,14 +110,24 @@ export class DedicatedStore implements DedicatedSource {
     return config;
   }
 
-  /** Replaces a config (its name never changes); a running service picks it up at its next start. */
-  replace(name: string, body: DedicatedBody): Dedicated {
-    this.require(name);
-    if (body.name !== name) throw new ApiError('VALIDATION_FAILED', `body "name" is "${body.name}" but a dedicated service's name cannot change (it is "${name}")`);
-    const config = complete(body);
+  /**
+   * A partial update: what the body carries replaces, everything else keeps its current value
+   * (a `startCommand` the dashboard never sends survives its edits); the cross-field rules and
+   * the port check apply to the merged result. The name never changes; a running service picks
+   * the change up at its next start.
+   */
+  update(name: string, body: DedicatedPatch): Dedicated {
+    const current = this.require(name);
+    if (body.name !== undefined && body.name !== name) throw new ApiError('VALIDATION_FAILED', `body "name" is "${body.name}" but a dedicated service's name cannot change (it is "${name}")`);
+    const config = complete({ ...structuredClone(current), ...dedicatedBodyValues(body) });
     this.refusePortTaken(config);
     this.write(config);
     return config;
+  }
+
+  /** Replaces a whole config: an update that carries every field. */
+  replace(name: string, config: Dedicated): Dedicated {
+    return this.update(name, config);
   }
 
   /** Removes the config file only; the directory stays. */
@@ -184,16 +194,11 @@ export class DedicatedStore implements DedicatedSource {
   }
 }
 
-/** A body with every default filled in and the cross-field rules checked. */
-function complete(body: DedicatedBody): Dedicated {
-  const merged: Record<string, unknown> = { ...dedicatedDefaults(), ...stripUndefined(body) };
-  // Field-table order, and nothing the table does not know.
-  const config = Object.fromEntries(Object.keys(DEDICATED_FIELDS).map((key) => [key, merged[key]])) as Dedicated;
+/** Merged values in field-table order, nothing the table does not know, cross-field rules checked. */
+function complete(merged: Partial<Dedicated>): Dedicated {
+  const values: Record<string, unknown> = merged;
+  const config = Object.fromEntries(Object.keys(DEDICATED_FIELDS).map((key) => [key, values[key]])) as Dedicated;
   const problem = dedicatedProblem(config);
   if (problem) throw new ApiError('VALIDATION_FAILED', `body ${problem}`);
   return config;
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,4 +1,4 @@
-import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
 import { SOFTWARE_NAMES } from '../software/kinds';
 import { MEMORY_PATTERN } from '../software/memory';
 
@@ -6,8 +6,9 @@ import { MEMORY_PATTERN } from '../software/memory';
  * A group: a template plus how its instances are started, scaled and looked after.
  *
  * One field table drives everything: the flat API form (`/api/groups`), the nested TOML form
- * on disk (`config/groups/<name>.toml`), the defaults a hand-edited file may leave out, and the
- * order keys are written in (so an API → disk → API round trip is byte-stable).
+ * on disk (`config/groups/<name>.toml`), the nested `resources`/`scaling`/`lifecycle` objects the
+ * reference answers beside the flat fields, the defaults a hand-edited file may leave out, and
+ * the order keys are written in (so an API → disk → API round trip is byte-stable).
  */
 
 export const GROUP_NAME = '^[a-zA-Z0-9_-]{1,64}$';
@@ -26,14 +27,34 @@ const literals = <V extends string>(values: readonly V[], options: Record<string
 const Int = (min: number, max: number, description: string) => Type.Integer({ minimum: min, maximum: max, description });
 const StrList = <S extends TSchema>(item: S, description: string) => Type.Array(item, { maxItems: 64, description });
 
-interface Field<S extends TSchema = TSchema> {
+/** The nested objects the reference's group answer carries (and the dashboard reads). */
+export const NESTED_SECTIONS = ['resources', 'scaling', 'lifecycle'] as const;
+export type NestedSection = (typeof NESTED_SECTIONS)[number];
+
+interface Field<S extends TSchema = TSchema, N extends NestedSection | null = NestedSection | null> {
   /** Where the value lives under [group] in the TOML file. */
   path: readonly string[];
   schema: S;
   default: Static<S>;
+  /** The nested view object that also carries it (its TOML table), or null. */
+  nested: N;
 }
 
-const f = <S extends TSchema>(path: string, schema: S, value: Static<S>): Field<S> => ({ path: path.split('.'), schema, default: value });
+type Head<P extends string> = P extends `${infer H}.${string}` ? H : never;
+
+/** A field; `nested` marks one the reference also answers inside the object named by its TOML table. */
+const f = <S extends TSchema, P extends string, N extends boolean = false>(
+  path: P,
+  schema: S,
+  value: Static<S>,
+  nested?: N,
+): Field<S, N extends true ? Head<P> & NestedSection : null> => {
+  const segments = path.split('.');
+  const section = nested ? (segments[0] as NestedSection) : null;
+  if (section !== null && (segments.length !== 2 || !NESTED_SECTIONS.includes(section))) throw new Error(`group field ${path}: only a field of a nested section can be nested`);
+  return { path: segments, schema, default: value, nested: section as N extends true ? Head<P> & NestedSection : null };
+};
+const NESTED = true;
 
 /** Every group field: flat API name → nested TOML path, schema, default. Order = file order. */
 export const GROUP_FIELDS = {
@@ -48,17 +69,17 @@ export const GROUP_FIELDS = {
   readyPattern: f('ready_pattern', Type.String({ maxLength: 256, description: 'regular expression on stdout lines; empty = the software default' }), ''),
   javaPath: f('java_path', Type.String({ maxLength: 1024, description: 'java binary; empty = [java] of svc.toml' }), ''),
   startCommand: f('start_command', StrList(Type.String({ minLength: 1, maxLength: 4096 }), 'replaces the built command; placeholders {port} {memory} {name} {group}'), []),
-  memory: f('resources.memory', Type.String({ pattern: MEMORY_PATTERN, description: 'heap, e.g. 1G or 512M' }), '1G'),
-  maxPlayers: f('resources.max_players', Int(0, 100_000, 'players per instance the server admits'), 50),
-  minInstances: f('scaling.min_instances', Int(0, 1000, 'instances kept running'), 1),
-  maxInstances: f('scaling.max_instances', Int(0, 1000, 'most instances at once'), 4),
-  playersPerInstance: f('scaling.players_per_instance', Int(1, 100_000, 'target players per instance'), 40),
-  scaleThreshold: f('scaling.scale_threshold', Type.Number({ minimum: 0, maximum: 1, description: 'fill ratio that triggers a scale-up' }), 0.8),
-  idleTimeout: f('scaling.idle_timeout', Int(0, 86_400 * 7, 's an empty instance may idle before scale-down; 0 = never'), 0),
+  memory: f('resources.memory', Type.String({ pattern: MEMORY_PATTERN, description: 'heap, e.g. 1G or 512M' }), '1G', NESTED),
+  maxPlayers: f('resources.max_players', Int(0, 100_000, 'players per instance the server admits'), 50, NESTED),
+  minInstances: f('scaling.min_instances', Int(0, 1000, 'instances kept running'), 1, NESTED),
+  maxInstances: f('scaling.max_instances', Int(0, 1000, 'most instances at once'), 4, NESTED),
+  playersPerInstance: f('scaling.players_per_instance', Int(1, 100_000, 'target players per instance'), 40, NESTED),
+  scaleThreshold: f('scaling.scale_threshold', Type.Number({ minimum: 0, maximum: 1, description: 'fill ratio that triggers a scale-up' }), 0.8, NESTED),
+  idleTimeout: f('scaling.idle_timeout', Int(0, 86_400 * 7, 's an empty instance may idle before scale-down; 0 = never'), 0, NESTED),
   warmPoolSize: f('scaling.warm_pool_size', Int(0, 100, 'prepared instances kept ready to start'), 0),
-  stopOnEmpty: f('lifecycle.stop_on_empty', Type.Boolean({ description: 'stop an instance when its last player leaves' }), false),
-  restartOnCrash: f('lifecycle.restart_on_crash', Type.Boolean(), true),
-  maxRestarts: f('lifecycle.max_restarts', Int(0, 1000, 'restarts after crashes before giving up'), 5),
+  stopOnEmpty: f('lifecycle.stop_on_empty', Type.Boolean({ description: 'stop an instance when its last player leaves' }), false, NESTED),
+  restartOnCrash: f('lifecycle.restart_on_crash', Type.Boolean(), true, NESTED),
+  maxRestarts: f('lifecycle.max_restarts', Int(0, 1000, 'restarts after crashes before giving up'), 5, NESTED),
   drainTimeout: f('lifecycle.drain_timeout', Int(0, 3600, 's to wait for players to leave before stopping'), 30),
   deployOnStop: f('lifecycle.deploy_on_stop', Type.Boolean({ description: 'copy changed files back into the template on stop' }), false),
   deployExcludes: f('lifecycle.deploy_excludes', StrList(Type.String({ minLength: 1, maxLength: 256 }), 'paths or globs never deployed back'), ['logs', 'crash-reports', 'cache', 'libraries', '*.tmp']),
@@ -75,27 +96,76 @@ export type GroupField = keyof typeof GROUP_FIELDS;
 type FieldSchemas = { [K in GroupField]: (typeof GROUP_FIELDS)[K]['schema'] };
 const schemas = Object.fromEntries(Object.entries(GROUP_FIELDS).map(([k, v]) => [k, v.schema])) as FieldSchemas;
 
+/** The fields a nested view object carries, in field-table order. */
+export type NestedFields<T extends NestedSection> = { [K in GroupField]: (typeof GROUP_FIELDS)[K]['nested'] extends T ? K : never }[GroupField];
+export const NESTED_FIELDS = Object.fromEntries(
+  NESTED_SECTIONS.map((section) => [section, (Object.keys(GROUP_FIELDS) as GroupField[]).filter((key) => GROUP_FIELDS[key].nested === section)]),
+) as { [T in NestedSection]: NestedFields<T>[] };
+
 /** A stored group, every field present (defaults filled in). */
 export const GroupSchema = Type.Object(schemas);
 export type Group = Static<typeof GroupSchema>;
 
-/** Fields a create/replace body must carry; everything else has a default. */
+/** Fields a create body must carry; everything else has a default. */
 const REQUIRED: readonly GroupField[] = ['name', 'software', 'version'];
+type Required = 'name' | 'software' | 'version';
 
-type BodyProperties = { [K in GroupField]: K extends 'name' | 'software' | 'version' ? FieldSchemas[K] : TOptional<FieldSchemas[K]> };
+/**
+ * `memory` in a request body (groups and dedicated services). "" in a body, field by field: the
+ * optional string fields whose default is "" (`template`, `modloaderVersion`, `jarName`,
+ * `readyPattern`, `javaPath`, `placementNode`) take "" as a value like any other, and "" is their
+ * default, so "" means unset. `memory` has a non-empty default, and the dashboard sends "" when
+ * its form never received the value: "" there means "not given" (the current value on PUT, the
+ * default on POST), never a 400.
+ */
+export const MemoryBodySchema = Type.Union([Type.Literal(''), schemas.memory], { description: 'heap, e.g. 1G or 512M; "" = not given' });
+const bodySchemas = { ...schemas, memory: MemoryBodySchema };
+type BodySchemas = typeof bodySchemas;
 
-/** The create/replace body: the flat API form, name/software/version required. */
-export const GroupBodySchema = Type.Object(
-  Object.fromEntries(Object.entries(schemas).map(([k, s]) => [k, REQUIRED.includes(k as GroupField) ? s : Type.Optional(s)])) as BodyProperties,
-);
+type NestedBodies = { [T in NestedSection]: TOptional<TObject<{ [K in NestedFields<T>]: TOptional<BodySchemas[K]> }>> };
+const nestedBodies = Object.fromEntries(
+  NESTED_SECTIONS.map((section) => [
+    section,
+    Type.Optional(
+      Type.Object(Object.fromEntries(NESTED_FIELDS[section].map((key) => [key, Type.Optional(bodySchemas[key])])), {
+        description: `the reference's nested form of the ${section} fields; a flat field given too wins`,
+      }),
+    ),
+  ]),
+) as NestedBodies;
+
+type CreateProperties = { [K in GroupField]: K extends Required ? BodySchemas[K] : TOptional<BodySchemas[K]> } & NestedBodies;
+type PatchProperties = { [K in GroupField]: TOptional<BodySchemas[K]> } & NestedBodies;
+
+/** The create body: the flat API form, name/software/version required. */
+export const GroupBodySchema = Type.Object({
+  ...(Object.fromEntries(Object.entries(bodySchemas).map(([k, s]) => [k, REQUIRED.includes(k as GroupField) ? s : Type.Optional(s)])) as Omit<CreateProperties, NestedSection>),
+  ...nestedBodies,
+} as CreateProperties);
 export type GroupBody = Static<typeof GroupBodySchema>;
 
-/** List and detail responses add what the controller knows beside the definition. */
-export const GroupViewSchema = Type.Composite([
-  GroupSchema,
-  Type.Object({ activeInstances: Type.Integer({ minimum: 0 }), modIds: Type.Array(Type.String()) }),
-]);
-export type GroupView = Static<typeof GroupViewSchema>;
+/** The PUT body: a partial update, every field optional; what it does not carry keeps its value. */
+export const GroupPatchSchema = Type.Object({
+  ...(Object.fromEntries(Object.entries(bodySchemas).map(([k, s]) => [k, Type.Optional(s)])) as Omit<PatchProperties, NestedSection>),
+  ...nestedBodies,
+} as PatchProperties);
+export type GroupPatch = Static<typeof GroupPatchSchema>;
+
+/**
+ * The fields a body sets, flat: the nested objects' values first, the flat keys over them (flat
+ * wins), `memory: ""` left out (not given), anything outside the field table dropped.
+ */
+export function bodyValues(body: GroupPatch): Partial<Group> {
+  const given = (key: string, value: unknown) => value !== undefined && !(key === 'memory' && value === '');
+  const out: Record<string, unknown> = {};
+  for (const section of NESTED_SECTIONS) {
+    const nested: Record<string, unknown> = body[section] ?? {};
+    for (const key of NESTED_FIELDS[section]) if (given(key, nested[key])) out[key] = nested[key];
+  }
+  const flat: Record<string, unknown> = body;
+  for (const key of Object.keys(GROUP_FIELDS)) if (given(key, flat[key])) out[key] = flat[key];
+  return out as Partial<Group>;
+}
 
 export function groupDefaults(): Omit<Group, 'name' | 'software' | 'version'> {
   const out: Record<string, unknown> = {};

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { ApiError } from '../../errors';
 import { writeFileAtomic } from '../../config/write';
-import { crossFieldProblem, groupDefaults, normalizeGroup, type Group, type GroupBody } from './model';
+import { bodyValues, crossFieldProblem, GROUP_FIELDS, groupDefaults, normalizeGroup, type Group, type GroupBody, type GroupPatch } from './model';
 import { GroupFileError, parseGroupToml, renderGroupToml } from './toml';
 
 export interface BrokenGroupFile {
@@ -72,16 +72,19 @@ export class GroupStore {
   create(body: GroupBody): Group {
     const taken = this.nameTakenBy(body.name);
     if (taken) throw new ApiError('GROUP_ALREADY_EXISTS', taken);
-    const group = complete(body);
+    const group = complete({ ...groupDefaults(), ...bodyValues(body) });
     this.write(group);
     return group;
   }
 
-  /** Replaces a group's definition; its name never changes. */
-  replace(name: string, body: GroupBody): Group {
-    this.require(name);
-    if (body.name !== name) throw new ApiError('VALIDATION_FAILED', `body "name" is "${body.name}" but a group's name cannot change (it is "${name}")`);
-    const group = complete(body);
+  /**
+   * A partial update: what the body carries replaces, everything else keeps its current value;
+   * the cross-field rules are checked on the merged result. The name never changes.
+   */
+  update(name: string, body: GroupPatch): Group {
+    const current = this.require(name);
+    if (body.name !== undefined && body.name !== name) throw new ApiError('VALIDATION_FAILED', `body "name" is "${body.name}" but a group's name cannot change (it is "${name}")`);
+    const group = complete({ ...structuredClone(current), ...bodyValues(body) });
     this.write(group);
     return group;
   }
@@ -114,14 +117,11 @@ export class GroupStore {
   }
 }
 
-/** A body with every default filled in and the cross-field rules checked. */
-function complete(body: GroupBody): Group {
-  const group = normalizeGroup({ ...groupDefaults(), ...stripUndefined(body) } as Group);
+/** Merged values in field-table order, nothing the table does not know, cross-field rules checked. */
+function complete(merged: Partial<Group>): Group {
+  const values: Record<string, unknown> = merged;
+  const group = normalizeGroup(Object.fromEntries(Object.keys(GROUP_FIELDS).map((key) => [key, values[key]])) as Group);
   const problem = crossFieldProblem(group);
   if (problem) throw new ApiError('VALIDATION_FAILED', `body ${problem}`);
   return group;
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

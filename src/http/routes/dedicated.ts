@@ -1,8 +1,9 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
-import { DedicatedBodySchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
+import { DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
+import { formatUptime } from '../../core/services/uptime';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema, OkSchema } from '../schemas';
@@ -25,16 +26,22 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
   };
   const isActive = (record: ServiceRecord | undefined): record is ServiceRecord => record !== undefined && ACTIVE_STATES.has(record.state);
 
+  /**
+   * A STOPPED record (or none) is "not running": state, playerCount and uptime null. A record in
+   * another state keeps its state (CRASHED included); playerCount and uptime only while active.
+   */
   function view(config: Dedicated, now = Date.now()): DedicatedView {
     const record = recordOf(config.name);
-    const running = isActive(record) && record.startedAt !== null;
+    const active = isActive(record);
+    const seconds = active && record.startedAt !== null ? Math.max(0, Math.floor((now - record.startedAt.getTime()) / 1000)) : null;
     return {
       ...config,
       directory: dedicated.directoryOf(config.name),
-      state: record?.state ?? 'STOPPED',
+      state: record === undefined || record.state === 'STOPPED' ? null : record.state,
       pid: record?.pid ?? null,
-      playerCount: record?.playerCount ?? 0,
-      uptime: running ? Math.max(0, Math.floor((now - record.startedAt!.getTime()) / 1000)) : 0,
+      playerCount: active ? record.playerCount : null,
+      uptime: seconds === null ? null : formatUptime(seconds),
+      uptimeSeconds: seconds ?? 0,
     };
   }
   const answer = (message: string, config: Dedicated) => ({ success: true as const, message, service: view(config) });
@@ -82,12 +89,12 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/dedicated/:name',
       auth: 'admin',
       tag: 'dedicated',
-      summary: 'Replace a dedicated config (the name cannot change); a running service picks it up at its next start',
+      summary: 'Update a dedicated config: fields the body carries change, every other field keeps its value; the name cannot change; a running service picks it up at its next start',
       params: NameParams,
-      body: DedicatedBodySchema,
+      body: DedicatedPatchSchema,
       response: { 200: WithService, 400: Err, 404: Err, 409: Err },
       handler: ({ params, body }) => {
-        const config = dedicated.replace(params.name, body);
+        const config = dedicated.update(params.name, body);
         const running = recordOf(config.name);
         const message = isActive(running)
           ? `dedicated service ${config.name} updated; it is ${running.state}: the change applies at its next start (restart it to apply now)`

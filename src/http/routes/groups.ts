@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
-import { GroupBodySchema, GroupSchema, GroupViewSchema, templateStack, type Group, type GroupView } from '../../core/groups/model';
+import { GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
+import { groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
 import { scanModIds } from '../../core/groups/mod-ids';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
 import { ApiError } from '../../errors';
@@ -32,7 +33,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
   /** A group with what the controller knows beside its definition. */
   async function view(group: Group): Promise<GroupView> {
     const modLists = await Promise.all(templateStack(group).map((template) => scanModIds(join(kernel.paths.templates, template, 'mods'))));
-    return { ...group, activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort() };
+    return groupView(group, { activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort() });
   }
 
   return [
@@ -80,12 +81,12 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/groups/:name',
       auth: 'service',
       tag: 'groups',
-      summary: 'Replace a group definition; the name cannot change',
+      summary: 'Update a group: fields the body carries change, every other field keeps its value; the name cannot change',
       params: NameParams,
-      body: GroupBodySchema,
+      body: GroupPatchSchema,
       response: { 200: Mutation },
       handler: async ({ params, body, actor }) => {
-        const group = groups.replace(params.name, body);
+        const group = groups.update(params.name, body);
         bus.publish('GROUP_UPDATED', { group: group.name }, actor);
         return { success: true as const, message: `group ${group.name} updated`, group: await view(group) };
       },

@@ -180,9 +180,25 @@ describe('DedicatedStore', () => {
     expect(existsSync(join(tmp.dir, 'dedicated', 'Creative'))).toBe(false);
 
     store.create({ name: 'Creative', port: 25571, software: 'PAPER', version: '1.21.1' });
-    expect(apiCode(() => store.replace('Creative', { name: 'Creative', port: 25570, software: 'PAPER', version: '1.21.1' })).code).toBe('DEDICATED_PORT_IN_USE');
+    expect(apiCode(() => store.update('Creative', { name: 'Creative', port: 25570, software: 'PAPER', version: '1.21.1' })).code).toBe('DEDICATED_PORT_IN_USE');
     // Its own port is no conflict.
-    expect(store.replace('Creative', { name: 'Creative', port: 25571, software: 'PAPER', version: '1.21.2', memory: '3G' })).toMatchObject({ version: '1.21.2', memory: '3G' });
+    expect(store.update('Creative', { name: 'Creative', port: 25571, software: 'PAPER', version: '1.21.2', memory: '3G' })).toMatchObject({ version: '1.21.2', memory: '3G' });
+  });
+
+  test('update is partial: what the body omits keeps its value, memory "" is not given; replace takes a whole config', () => {
+    const store = storeIn(tmp.dir);
+    store.load();
+    store.create(survival);
+    const file = join(tmp.dir, 'config', 'dedicated', 'Survival.toml');
+    const before = readFileSync(file, 'utf8');
+    expect(store.update('Survival', {})).toEqual(survival);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(store.update('Survival', { maxRestarts: 2, memory: '' })).toEqual({ ...survival, maxRestarts: 2 });
+    // CUSTOM launched by its start command: blanking jarName keeps it valid, dropping both is refused.
+    expect(store.update('Survival', { software: 'CUSTOM', jarName: '' })).toMatchObject({ software: 'CUSTOM', jarName: '', startCommand: ['./run.sh', '{port}'] });
+    expect(apiCode(() => store.update('Survival', { startCommand: [] })).message).toContain('"jarName" is required for CUSTOM');
+    expect(store.replace('Survival', survival)).toEqual(survival);
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   test('a name equal to a group, or shaped like one of its instances, is refused', () => {
@@ -199,12 +215,12 @@ describe('DedicatedStore', () => {
     expect(store.create({ name: 'Lobby-old', port: 25570, software: 'PAPER', version: '1.21.1' }).name).toBe('Lobby-old');
   });
 
-  test('replace keeps the name; delete removes the file and keeps the directory; unknown names are DEDICATED_NOT_FOUND', () => {
+  test('update keeps the name; delete removes the file and keeps the directory; unknown names are DEDICATED_NOT_FOUND', () => {
     const store = storeIn(tmp.dir);
     store.load();
     store.create({ name: 'Survival', port: 25570, software: 'PAPER', version: '1.21.1' });
-    expect(apiCode(() => store.replace('Survival', { name: 'Other', port: 25570, software: 'PAPER', version: '1.21.1' })).message).toContain('cannot change');
-    expect(apiCode(() => store.replace('Nope', { name: 'Nope', port: 25570, software: 'PAPER', version: '1.21.1' })).code).toBe('DEDICATED_NOT_FOUND');
+    expect(apiCode(() => store.update('Survival', { name: 'Other', port: 25570, software: 'PAPER', version: '1.21.1' })).message).toContain('cannot change');
+    expect(apiCode(() => store.update('Nope', { name: 'Nope', port: 25570, software: 'PAPER', version: '1.21.1' })).code).toBe('DEDICATED_NOT_FOUND');
     expect(apiCode(() => store.create({ name: 'Custom', port: 25572, software: 'CUSTOM', version: '1.21.1' })).code).toBe('VALIDATION_FAILED');
     store.delete('Survival');
     expect(existsSync(join(tmp.dir, 'config', 'dedicated', 'Survival.toml'))).toBe(false);
