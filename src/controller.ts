@@ -31,6 +31,7 @@ import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
 import { registerCoreSeries } from './core/metrics/core-series';
 import { SAMPLE_INTERVAL_MS, ServiceHistory } from './core/metrics/service-history';
+import { DashboardMetrics } from './core/metrics/dashboard-metrics';
 import { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
 import { Authenticator } from './http/auth';
@@ -41,6 +42,7 @@ import { auditRoutes } from './http/routes/audit';
 import { commandRoutes } from './http/routes/commands';
 import { configRoutes } from './http/routes/config';
 import { metricsRoutes } from './http/routes/metrics';
+import { metricsDashboardRoutes } from './http/routes/metrics-dashboard';
 import { maintenanceRoutes } from './http/routes/maintenance';
 import { stressRoutes } from './http/routes/stress';
 import { playerRoutes } from './http/routes/players';
@@ -268,6 +270,7 @@ export class Controller {
       services,
       manager,
       history: new ServiceHistory(db, services),
+      dashboardMetrics: new DashboardMetrics({ db, bus, registry: services, groups, dedicated, players }),
       stateSync: new StateSync({
         root: join(paths.services, 'state'),
         groups,
@@ -362,6 +365,7 @@ export class Controller {
       ...configRoutes(kernel),
       ...auditRoutes(kernel),
       ...metricsRoutes(kernel),
+      ...metricsDashboardRoutes(kernel),
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
       ...dedicatedRoutes(kernel),
@@ -428,12 +432,13 @@ export class Controller {
     this.timers.push(timer);
   }
 
-  /** A sample of every running service each 10 s; samples past `[metrics] retention_days` pruned hourly. */
+  /** A sample of every running service and of the network each 10 s; samples past `[metrics] retention_days` pruned hourly. */
   private startServiceSampling(): void {
-    const { history, config, log } = this.kernel;
+    const { history, dashboardMetrics, config, log } = this.kernel;
     const sampler = setInterval(() => {
       try {
         history.sample();
+        dashboardMetrics.sample();
       } catch (error) {
         log.error({ err: error }, 'service sampling failed');
       }
@@ -442,6 +447,7 @@ export class Controller {
     const prune = () => {
       const cutoff = Date.now() - config.metrics.retention_days * 24 * 3600 * 1000;
       history.prune(cutoff).catch((error: unknown) => log.error({ err: error }, 'metrics pruning failed'));
+      dashboardMetrics.prune(cutoff).catch((error: unknown) => log.error({ err: error }, 'metrics pruning failed'));
     };
     prune();
     const pruner = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);

@@ -6,6 +6,7 @@ import type { DedicatedStore } from './core/dedicated/store';
 import type { ServiceRegistry } from './core/services/registry';
 import type { ServiceManager } from './core/services/manager';
 import type { ServiceHistory } from './core/metrics/service-history';
+import type { DashboardMetrics } from './core/metrics/dashboard-metrics';
 import type { StateSync } from './cluster/state-sync/store';
 import type { Maintenance } from './core/maintenance/maintenance';
 import type { StressTest } from './core/stress/stress-test';
@@ -66,6 +67,8 @@ export interface Kernel {
   readonly manager: ServiceManager;
   /** Memory and player samples of the services, for the metrics history. */
   readonly history: ServiceHistory;
+  /** The network's player history, and the crashes, startups and uptime behind the performance summary. */
+  readonly dashboardMetrics: DashboardMetrics;
   /** Canonical state copies of STATIC services with sync enabled (`<services>/state/<name>`): manifests, files, pushes. */
   readonly stateSync: StateSync;
   /** Tab list, MOTD, chat and per-player tab names the proxy bridge shows. */
