@@ -177,7 +177,7 @@ export class RemoteConsole implements ConsoleTransport {
   private receive(frame: OutboundFrame): void {
     switch (frame.type) {
       case 'output':
-        return this.commands.get(frame.id)?.onLine({ kind: frame.kind, text: frame.text });
+        return this.commands.get(frame.id)?.onLine({ kind: frame.line.type, text: frame.line.text });
       case 'output_end': {
         const pending = this.commands.get(frame.id);
         this.commands.delete(frame.id);
@@ -295,11 +295,17 @@ function refusal(url: string, code: number, reason: string, httpStatus?: string)
   return `could not open a console on ${url} (close ${code}${reason ? `: ${reason}` : ''})`;
 }
 
+/**
+ * A frame to act on, or null. Checked loosely on purpose: a newer controller may send a line
+ * type this build does not know (it prints as text), but an output frame must carry its line.
+ */
 function parse(data: unknown): OutboundFrame | null {
   if (typeof data !== 'string') return null;
   try {
     const value = JSON.parse(data) as OutboundFrame;
-    return value && typeof value === 'object' && typeof value.type === 'string' ? value : null;
+    if (!value || typeof value !== 'object' || typeof value.type !== 'string') return null;
+    if (value.type === 'output' && typeof (value.line as { text?: unknown } | undefined)?.text !== 'string') return null;
+    return value;
   } catch {
     return null;
   }

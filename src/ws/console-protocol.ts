@@ -23,7 +23,7 @@ export const inboundFrame = TypeCompiler.Compile(InboundFrameSchema);
 const Kind = Type.Union(OUTPUT_KINDS.map((k) => Type.Literal(k)));
 
 export const OutboundFrameSchema = Type.Union([
-  Type.Object({ type: Type.Literal('output'), id: Type.String(), kind: Kind, text: Type.String() }),
+  Type.Object({ type: Type.Literal('output'), id: Type.String(), line: Type.Object({ type: Kind, text: Type.String() }, { description: 'one line a command printed' }) }),
   Type.Object({ type: Type.Literal('output_end'), id: Type.String(), success: Type.Boolean({ description: 'svc: whether the command succeeded' }) }),
   Type.Object({ type: Type.Literal('completions'), id: Type.String(), candidates: Type.Array(Type.String()) }),
   Type.Object({ type: Type.Literal('event'), event: Type.Object({ type: Type.String(), data: Type.Record(Type.String(), Type.String()) }) }),

@@ -21,6 +21,8 @@ export const CONSOLE_STREAM_SOCKET: SocketSpec = {
 const TOPIC = 'svc-console-events';
 /** Commands one session may have running at once; more is a runaway script, not a person. */
 const MAX_RUNNING = 16;
+/** Frames kept from a connection whose credential is still being checked; a client says hello and little more. */
+const MAX_EARLY_FRAMES = 64;
 
 interface Session {
   ws: SocketHandle;
@@ -47,10 +49,16 @@ export interface ConsoleStreamDeps {
  * GET /api/console/stream, admin only: the remote console (`svc cli`, the dashboard's
  * terminal). A session begins with `hello`; until then only hello is accepted. Output lines
  * of a command are sent as they are printed, then output_end. One screen per session.
+ *
+ * Clients send hello as soon as the socket opens, which can be before the credential has been
+ * checked (an admin JWT is verified asynchronously). Frames of that moment are kept and handled,
+ * in order, once the socket is admitted; they are dropped if it is refused.
  */
 export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { sessions(): number } {
   const { kernel, heartbeat } = deps;
-  const live = new Map<string, Session | null>();
+  const live = new Map<string, Session>();
+  /** Sockets whose credential is being checked, with the frames they sent meanwhile. */
+  const admitting = new Map<string, unknown[]>();
   const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
 
   publishEventsTo(app, kernel.bus, TOPIC, (event) =>
@@ -73,7 +81,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
   const execute = async (session: Session, id: string, input: string) => {
     const end = (success: boolean) => send(session, { type: 'output_end', id, success });
     const fail = (text: string) => {
-      send(session, { type: 'output', id, kind: 'error', text });
+      send(session, { type: 'output', id, line: { type: 'error', text } });
       end(false);
     };
     const line = kernel.commands.resolveLine(input);
@@ -83,7 +91,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     session.commands += 1;
     session.running += 1;
     try {
-      const result = await kernel.commands.run(line.command, { args: line.args, actor: 'api:admin', caller: `console-stream:${session.id}` }, (line) => send(session, { type: 'output', id, ...line }));
+      const result = await kernel.commands.run(line.command, { args: line.args, actor: 'api:admin', caller: `console-stream:${session.id}` }, ({ kind, text }) => send(session, { type: 'output', id, line: { type: kind, text } }));
       end(result.success);
     } finally {
       session.running -= 1;
@@ -125,7 +133,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     if (session.id === null) {
       const text = 'send hello first: the session starts with {"type":"hello","text":"{\\"username\\":…}"}';
       if (frame.type === 'execute' || frame.type === 'complete') {
-        send(session, { type: 'output', id: frame.id, kind: 'error', text });
+        send(session, { type: 'output', id: frame.id, line: { type: 'error', text } });
         return send(session, { type: 'output_end', id: frame.id, success: false });
       }
       return send(session, { type: 'screen_error', text });
@@ -145,26 +153,40 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     }
   };
 
+  const receive = (session: Session, message: unknown) => {
+    const frame = parseFrame(message);
+    if (frame === null) {
+      kernel.log.debug({ area: 'console' }, 'ignored a console frame that is not one of the protocol');
+      return;
+    }
+    handle(session, frame);
+  };
+
   app.ws(CONSOLE_STREAM_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
-      live.set(id, null);
-      if (!(await admitAdmin(ws, kernel.auth, () => live.has(id)))) return;
+      admitting.set(id, []);
+      const admitted = await admitAdmin(ws, kernel.auth, () => admitting.has(id));
+      const early = admitting.get(id) ?? [];
+      admitting.delete(id);
+      if (!admitted) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      live.set(id, { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null });
+      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null };
+      live.set(id, session);
+      for (const message of early) receive(session, message);
     },
     message(ws: SocketHandle, message: unknown) {
       const id = socketId(ws);
       heartbeat.alive(id);
-      const session = live.get(id);
-      if (!session) return;
-      const frame = parseFrame(message);
-      if (frame === null) {
-        kernel.log.debug({ area: 'console' }, 'ignored a console frame that is not one of the protocol');
+      const early = admitting.get(id);
+      if (early) {
+        if (early.length < MAX_EARLY_FRAMES) early.push(message);
+        else kernel.log.debug({ area: 'console' }, 'ignored a console frame sent before the credential was checked: too many of them');
         return;
       }
-      handle(session, frame);
+      const session = live.get(id);
+      if (session) receive(session, message);
     },
     pong(ws: { data: unknown }) {
       heartbeat.alive(socketId(ws));
@@ -172,6 +194,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
+      admitting.delete(id);
       const session = live.get(id);
       live.delete(id);
       if (!session) return;
@@ -183,7 +206,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
       }).catch((error: unknown) => kernel.log.error({ area: 'console', err: error }, 'recording the console session failed'));
     },
   });
-  return { sessions: () => [...live.values()].filter((s) => s?.id).length };
+  return { sessions: () => [...live.values()].filter((s) => s.id).length };
 }
 
 function parseFrame(message: unknown): InboundFrame | null {

@@ -60,7 +60,7 @@ describe('RemoteConsole across a controller restart', () => {
     await waitFor(() => notices.includes(`reconnected to ${c.url}`), { timeoutMs: 5000, what: 'the reconnect' });
     const lines: OutputLine[] = [];
     expect((await interactive.execute('version', (l) => lines.push(l))).success).toBe(true);
-    expect(lines[0]!.text).toBe('svc 0.13.0');
+    expect(lines[0]).toEqual({ kind: 'header', text: 'svc 0.13.0' });
     expect(c.controller.consoleSessions).toBe(1);
 
     await waitFor(() => fatal !== '', { what: 'the fatal notice of the one-shot console' });
@@ -70,4 +70,58 @@ describe('RemoteConsole across a controller restart', () => {
     expect(refused).toEqual([{ kind: 'error', text: 'not connected to the controller' }]);
     interactive.close();
   }, 20_000);
+});
+
+describe('RemoteConsole reading output frames', () => {
+  const client = { username: 'test', hostname: 'here', os: 'test' };
+
+  test('connects with an admin JWT and prints each line with its type', async () => {
+    const c = await startController();
+    try {
+      const jwt = (await c.controller.kernel.auth.mintJwt('cli-jwt', ['admin'], 3600)).token;
+      const remote = new RemoteConsole({ url: c.url, token: jwt, client, reconnect: false });
+      await remote.connect();
+      const lines: OutputLine[] = [];
+      expect((await remote.execute('version', (l) => lines.push(l))).success).toBe(true);
+      expect(lines[0]).toEqual({ kind: 'header', text: 'svc 0.13.0' });
+      const failed: OutputLine[] = [];
+      expect((await remote.execute('info Nope', (l) => failed.push(l))).success).toBe(false);
+      expect(failed.at(-1)).toEqual({ kind: 'error', text: 'service "Nope" does not exist; `list` shows the services' });
+      remote.close();
+    } finally {
+      await c.stop();
+    }
+  });
+
+  test('an output frame without its line is skipped; a line type this build does not know still arrives', async () => {
+    // A stand-in controller that answers the connect probe, then one command with odd frames.
+    const server = Bun.serve({
+      port: 0,
+      fetch: (request, srv) => (srv.upgrade(request) ? undefined : new Response('no', { status: 400 })),
+      websocket: {
+        message(ws, data) {
+          const frame = JSON.parse(String(data)) as { type: string; id?: string };
+          if (frame.type === 'complete') ws.send(JSON.stringify({ type: 'completions', id: frame.id, candidates: [] }));
+          if (frame.type !== 'execute') return;
+          ws.send(JSON.stringify({ type: 'output', id: frame.id, kind: 'info', text: 'flat, without a line' }));
+          ws.send(JSON.stringify({ type: 'output', id: frame.id, line: { type: 'sparkle', text: 'from a newer controller' } }));
+          ws.send(JSON.stringify({ type: 'output', id: frame.id, line: { type: 'success', text: 'done' } }));
+          ws.send(JSON.stringify({ type: 'output_end', id: frame.id, success: true }));
+        },
+      },
+    });
+    try {
+      const remote = new RemoteConsole({ url: `http://127.0.0.1:${server.port}`, token: 'x', client, reconnect: false });
+      await remote.connect();
+      const lines: OutputLine[] = [];
+      expect((await remote.execute('anything', (l) => lines.push(l))).success).toBe(true);
+      expect(lines).toEqual([
+        { kind: 'sparkle' as OutputLine['kind'], text: 'from a newer controller' },
+        { kind: 'success', text: 'done' },
+      ]);
+      remote.close();
+    } finally {
+      server.stop(true);
+    }
+  });
 });

@@ -292,7 +292,7 @@ describe('the command routes (compiled binary)', () => {
 
     const ok = await api('/api/commands/list/execute', { method: 'POST', json: { args: ['Lobby'] } });
     expect(ok.status).toBe(200);
-    expect((await readJson(ok)).output[0]).toEqual({ kind: 'header', text: expect.stringMatching(/^\d+ service\(s\) of Lobby$/) });
+    expect((await readJson(ok)).lines[0]).toEqual({ type: 'header', text: expect.stringMatching(/^\d+ service\(s\) of Lobby$/) });
 
     const completed = await readJson(await api('/api/console/complete', { method: 'POST', json: { buffer: 'info Lob', cursor: 8 } }));
     expect(completed.candidates).toContain('Lobby-1');

@@ -13,7 +13,7 @@ const RECORDER = join(import.meta.dir, '../fixtures/console-recorder.ts');
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 
 interface Line {
-  kind: string;
+  type: string;
   text: string;
 }
 
@@ -32,10 +32,86 @@ afterAll(() => c.stop());
 async function run(name: string, args: string[] = [], token?: string): Promise<{ status: number; lines: Line[]; body: Record<string, unknown> }> {
   const response = await c.api(`/api/commands/${name}/execute`, { method: 'POST', json: { args }, token });
   const body = await readJson(response);
-  return { status: response.status, lines: body.output ?? [], body };
+  return { status: response.status, lines: body.lines ?? [], body };
 }
 
-const texts = (lines: Line[], kind?: string) => lines.filter((l) => kind === undefined || l.kind === kind).map((l) => l.text);
+interface BridgeSubcommand {
+  path: string;
+  description: string;
+  usage: string;
+  completions: { position: number; type: string }[];
+}
+interface BridgeCommand {
+  name: string;
+  description: string;
+  permission: string;
+  subcommands: BridgeSubcommand[];
+}
+
+/**
+ * GET /api/commands as the Velocity bridge reads it (CloudCommand.refreshRemoteCommands, Gson):
+ * the fields it takes and nothing else; a field missing or of another JSON type throws, which
+ * makes the bridge keep no remote commands at all.
+ */
+function readLikeBridge(json: unknown): Map<string, BridgeCommand> {
+  const object = (v: unknown, at: string) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${at} is not an object`);
+    return v as Record<string, unknown>;
+  };
+  const array = (v: unknown, at: string) => {
+    if (!Array.isArray(v)) throw new Error(`${at} is not an array`);
+    return v as unknown[];
+  };
+  const string = (o: Record<string, unknown>, key: string, at: string) => {
+    if (typeof o[key] !== 'string') throw new Error(`${at}.${key} is not a string`);
+    return o[key] as string;
+  };
+  const int = (o: Record<string, unknown>, key: string, at: string) => {
+    if (!Number.isInteger(o[key])) throw new Error(`${at}.${key} is not an integer`);
+    return o[key] as number;
+  };
+  const remote = new Map<string, BridgeCommand>();
+  array(object(json, 'body').commands, 'commands').forEach((raw, i) => {
+    const at = `commands[${i}]`;
+    const command = object(raw, at);
+    const subcommands = array(command.subcommands, `${at}.subcommands`).map((rawSub, j) => {
+      const subAt = `${at}.subcommands[${j}]`;
+      const sub = object(rawSub, subAt);
+      const completions = array(sub.completions, `${subAt}.completions`).map((rawHint, k) => {
+        const hint = object(rawHint, `${subAt}.completions[${k}]`);
+        return { position: int(hint, 'position', `${subAt}.completions[${k}]`), type: string(hint, 'type', `${subAt}.completions[${k}]`) };
+      });
+      return { path: string(sub, 'path', subAt), description: string(sub, 'description', subAt), usage: string(sub, 'usage', subAt), completions };
+    });
+    const name = string(command, 'name', at);
+    remote.set(name, { name, description: string(command, 'description', at), permission: string(command, 'permission', at), subcommands });
+  });
+  return remote;
+}
+
+/**
+ * The bridge's tab completion for a remote command (CloudCommand.suggestRemoteCommand): `typed`
+ * are the words after the command name, the last one being typed. Within a sub-command's path it
+ * offers the path word at that depth (not `<placeholders>`); past a whole path, what the hint at
+ * that argument position names. It knows live PLAYER and GROUP names only.
+ */
+function suggestLikeBridge(command: BridgeCommand, typed: string[], live: Record<string, string[]>): string[] {
+  const depth = typed.length;
+  const partial = typed.at(-1)!.toLowerCase();
+  const candidates = new Set<string>();
+  const sameWords = (parts: string[], count: number) => parts.slice(0, count).every((part, i) => part.toLowerCase() === typed[i]!.toLowerCase());
+  for (const sub of command.subcommands) {
+    const parts = sub.path.split(/\s+/);
+    if (depth <= parts.length && sameWords(parts, depth - 1) && !parts[depth - 1]!.startsWith('<')) candidates.add(parts[depth - 1]!);
+    if (depth > parts.length && sameWords(parts, parts.length)) {
+      const position = depth - parts.length - 1;
+      for (const hint of sub.completions) if (hint.position === position) for (const name of live[hint.type] ?? []) candidates.add(name);
+    }
+  }
+  return [...candidates].filter((word) => word.toLowerCase().startsWith(partial));
+}
+
+const texts = (lines: Line[], type?: string) => lines.filter((l) => type === undefined || l.type === type).map((l) => l.text);
 
 function consoleOf(name: string): string[] {
   const file = join(c.controller.kernel.services.get(name)!.workDir, 'console-input.txt');
@@ -57,7 +133,7 @@ describe('service commands', () => {
   test('start refuses an unknown group, a bad count and the group maximum with a reason', async () => {
     const unknown = await run('start', ['Nope']);
     expect(unknown.status).toBe(422);
-    expect(unknown.body).toMatchObject({ success: false, error: 'COMMAND_EXECUTION_FAILED', command: 'start' });
+    expect(unknown.body).toMatchObject({ success: false, error: 'COMMAND_EXECUTION_FAILED' });
     expect(unknown.body.message).toContain('group "Nope" does not exist');
     expect(texts(unknown.lines, 'error')).toEqual([String(unknown.body.message)]);
     const count = await run('start', ['Lobby', 'many']);
@@ -77,7 +153,7 @@ describe('service commands', () => {
     expect(texts(exec.lines)).toEqual(['sent to Lobby-1: say hello there']);
     await waitFor(async () => texts((await run('logs', ['Lobby-1'])).lines, 'text').includes('[12:00:00 INFO]: [Server] hello there'), { what: 'the say line in logs' });
     const stdout = await run('logs', ['Lobby-1', '5', '--stdout']);
-    expect(stdout.lines[0]).toEqual({ kind: 'header', text: 'Lobby-1: last 5 line(s) of the process output' });
+    expect(stdout.lines[0]).toEqual({ type: 'header', text: 'Lobby-1: last 5 line(s) of the process output' });
     expect(texts(stdout.lines, 'text')).toHaveLength(5);
     const missing = await run('logs', ['Nope']);
     expect(missing.status).toBe(422);
@@ -88,10 +164,10 @@ describe('service commands', () => {
 
   test('info, list and groups describe what runs', async () => {
     const info = await run('info', ['Lobby-1']);
-    expect(info.lines[0]).toEqual({ kind: 'header', text: 'Lobby-1 (Lobby)' });
+    expect(info.lines[0]).toEqual({ type: 'header', text: 'Lobby-1 (Lobby)' });
     expect(texts(info.lines, 'item')).toContain('state: READY');
+    // an alias runs its command
     const list = await run('ls', ['Lobby']);
-    expect(list.body.command).toBe('list');
     expect(list.lines[0]!.text).toBe('3 service(s) of Lobby');
     expect(texts(list.lines, 'item').map((t) => t.split(' ')[0])).toEqual(['Lobby-1', 'Lobby-2', 'Lobby-3']);
     const all = await run('list');
@@ -103,7 +179,7 @@ describe('service commands', () => {
   test('stop (several at once) and restart report each step', async () => {
     const stop = await run('stop', ['Lobby-3']);
     expect(stop.status).toBe(200);
-    expect(stop.lines.map((l) => l.kind)).toEqual(['info', 'success']);
+    expect(stop.lines.map((l) => l.type)).toEqual(['info', 'success']);
     expect(texts(stop.lines, 'success')).toEqual([expect.stringMatching(/^Lobby-3 stopped \(\d+\.\d s\)$/)]);
     expect(c.controller.kernel.services.get('Lobby-3')).toBeUndefined();
     const restart = await run('restart', ['Lobby-2']);
@@ -120,7 +196,7 @@ describe('service commands', () => {
 describe('network commands', () => {
   test('status sums up the network', async () => {
     const status = await run('status');
-    expect(status.lines[0]).toEqual({ kind: 'header', text: 'svc: online' });
+    expect(status.lines[0]).toEqual({ type: 'header', text: 'svc: online' });
     expect(texts(status.lines, 'info')[0]).toMatch(/^uptime .* · 3 service\(s\) · 0 player\(s\)$/);
     expect(texts(status.lines, 'item')).toContain('Lobby: 2/3 instance(s) · 0/40 players · CUSTOM 1.21.1');
   });
@@ -143,7 +219,7 @@ describe('network commands', () => {
   test('players asks every READY backend', async () => {
     const players = await run('players');
     expect(players.status).toBe(200);
-    expect(players.lines[0]).toEqual({ kind: 'header', text: '0 player(s) online' });
+    expect(players.lines[0]).toEqual({ type: 'header', text: '0 player(s) online' });
     expect(texts(players.lines, 'error')).toEqual([]);
   });
 
@@ -155,11 +231,11 @@ describe('network commands', () => {
     expect(texts((await run('maintenance', ['whitelist', 'add', 'Alice'])).lines)).toEqual(['Alice may join during maintenance']);
     const status = await run('maintenance');
     expect(status.lines).toEqual([
-      { kind: 'header', text: 'maintenance: ON (new map)' },
-      { kind: 'item', text: 'group Lobby: ON' },
-      { kind: 'info', text: 'whitelist: alice' },
+      { type: 'header', text: 'maintenance: ON (new map)' },
+      { type: 'item', text: 'group Lobby: ON' },
+      { type: 'info', text: 'whitelist: Alice' },
     ]);
-    expect(texts((await run('maintenance', ['whitelist', 'list'])).lines)).toEqual(['1 whitelisted', 'alice']);
+    expect(texts((await run('maintenance', ['whitelist', 'list'])).lines)).toEqual(['1 whitelisted', 'Alice']);
     expect(texts((await run('maintenance', ['whitelist', 'remove', 'alice'])).lines)).toEqual(['alice removed from the maintenance whitelist']);
     expect(texts((await run('maintenance', ['off'])).lines)).toEqual(['network maintenance is off']);
     expect((await run('maintenance', ['group', 'Nope', 'on'])).body).toMatchObject({ error: 'COMMAND_EXECUTION_FAILED', message: expect.stringContaining('Nope') });
@@ -241,6 +317,46 @@ describe('errors and access', () => {
     expect((await c.api('/api/commands/status/execute', { method: 'POST', json: { args: [] }, token: null })).status).toBe(401);
   });
 
+  test('a command that succeeds answers {success:true, lines} and nothing else', async () => {
+    const { status, body } = await run('version');
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(['lines', 'success']);
+    expect(body.success).toBe(true);
+    expect(body.lines).toContainEqual({ type: 'header', text: 'svc 0.13.0' });
+  });
+
+  test('a command that fails: 422 COMMAND_EXECUTION_FAILED with the message the bridge shows and the lines printed', async () => {
+    const { status, body, lines } = await run('info', ['Nope']);
+    expect(status).toBe(422);
+    expect(Object.keys(body).sort()).toEqual(['error', 'lines', 'message', 'success']);
+    expect(body).toMatchObject({ success: false, error: 'COMMAND_EXECUTION_FAILED', message: 'service "Nope" does not exist; `list` shows the services' });
+    expect(lines.at(-1)).toEqual({ type: 'error', text: String(body.message) });
+  });
+
+  test("the bridge's caller {uuid, name} is accepted and grants nothing", async () => {
+    const execute = (name: string, caller: unknown, token?: string) => c.api(`/api/commands/${name}/execute`, { method: 'POST', json: { args: [], caller }, token });
+    for (const uuid of ['069a79f4-44e9-4726-a5be-fca90e38aaf5', '069A79F444E94726A5BEFCA90E38AAF5']) {
+      const response = await execute('version', { uuid, name: 'Notch' }, c.service);
+      expect(response.status).toBe(200);
+      expect((await readJson(response)).lines).toContainEqual({ type: 'header', text: 'svc 0.13.0' });
+    }
+    // whoever the caller claims to be, the token decides
+    const claimed = await execute('reload', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, c.service);
+    expect(claimed.status).toBe(403);
+    expect((await expectErrorBody(claimed)).error).toBe('FORBIDDEN');
+  });
+
+  test('a malformed caller: 400 VALIDATION_FAILED naming it', async () => {
+    const uuid = '069a79f4-44e9-4726-a5be-fca90e38aaf5';
+    for (const caller of ['Notch', { uuid: 'not-a-uuid', name: 'Notch' }, { uuid, name: 'two words' }, { uuid, name: '' }, { uuid }, { name: 'Notch' }, [uuid, 'Notch']]) {
+      const response = await c.api('/api/commands/version/execute', { method: 'POST', json: { args: [], caller } });
+      expect(response.status).toBe(400);
+      const body = await expectErrorBody(response);
+      expect(body.error).toBe('VALIDATION_FAILED');
+      expect(body.message).toContain('caller');
+    }
+  });
+
   test('malformed bodies: 400 VALIDATION_FAILED', async () => {
     for (const json of [{ args: 'status' }, { args: ['a\nstop'] }, { args: [1] }, { args: Array(257).fill('x') }]) {
       const response = await c.api('/api/commands/status/execute', { method: 'POST', json });
@@ -253,18 +369,74 @@ describe('errors and access', () => {
 });
 
 describe('GET /api/commands and POST /api/console/complete', () => {
-  test('lists the remote commands with their metadata and hints', async () => {
+  test('lists every command with a permission node, with our metadata beside the bridge\'s', async () => {
     const { commands, total } = await readJson(await c.api('/api/commands', { token: c.service }));
     expect(total).toBe(commands.length);
-    const names = commands.map((x: { name: string }) => x.name);
-    expect(names).not.toContain('screen');
-    expect(names).not.toContain('clear');
+    const remote = c.controller.kernel.commands.all().filter((x) => x.permission !== '').map((x) => x.name);
+    expect(commands.map((x: { name: string }) => x.name)).toEqual(remote);
+    expect(remote).not.toContain('screen');
+    expect(remote).not.toContain('clear');
     const start = commands.find((x: { name: string }) => x.name === 'start');
-    expect(start).toMatchObject({ permission: 'svc.command.start', level: 'service', usage: 'start <group> [count] [--no-wait]', completions: [{ kind: 'group' }, { kind: 'number' }] });
+    expect(start).toEqual({
+      name: 'start',
+      aliases: [],
+      description: expect.any(String),
+      usage: 'start <group> [count] [--no-wait]',
+      permission: 'svc.command.start',
+      level: 'service',
+      completions: [
+        { position: 0, type: 'GROUP' },
+        { position: 1, type: 'NUMBER' },
+      ],
+      subcommands: [],
+    });
     const maintenance = commands.find((x: { name: string }) => x.name === 'maintenance');
     expect(maintenance.aliases).toEqual(['maint']);
-    expect(maintenance.subcommands.find((s: { name: string }) => s.name === 'group').completions).toEqual([{ kind: 'group' }, { kind: 'choice', values: ['on', 'off'] }, { kind: 'text' }]);
+    expect(maintenance.subcommands.map((s: { path: string }) => s.path)).toEqual(['status', 'on', 'off', 'group', 'whitelist']);
+    expect(maintenance.subcommands.find((s: { path: string }) => s.path === 'group')).toEqual({
+      path: 'group',
+      description: 'Maintenance for one group',
+      usage: 'maintenance group <group> <on|off> [reason…]',
+      completions: [
+        { position: 0, type: 'GROUP' },
+        { position: 1, type: 'CHOICE', values: ['on', 'off'] },
+        { position: 2, type: 'FREE_TEXT' },
+      ],
+    });
+    expect(commands.find((x: { name: string }) => x.name === 'send').completions).toEqual([
+      { position: 0, type: 'PLAYER' },
+      { position: 1, type: 'SERVICE' },
+    ]);
+    expect(commands.find((x: { name: string }) => x.name === 'help').completions).toEqual([{ position: 0, type: 'COMMAND' }]);
     expect(commands.find((x: { name: string }) => x.name === 'shutdown').level).toBe('admin');
+  });
+
+  test('the bridge reads every field it parses with the JSON type it expects', async () => {
+    const remote = readLikeBridge(await readJson(await c.api('/api/commands', { token: c.service })));
+    expect(remote.size).toBe(c.controller.kernel.commands.all().filter((x) => x.permission !== '').length);
+    expect(remote.get('status')).toEqual({ name: 'status', description: expect.any(String), permission: 'svc.command.status', subcommands: [] });
+    const whitelist = remote.get('maintenance')!.subcommands.find((s) => s.path === 'whitelist')!;
+    expect(whitelist).toEqual({
+      path: 'whitelist',
+      description: 'Who may join during maintenance',
+      usage: 'maintenance whitelist <add|remove|list> [player]',
+      completions: [
+        { position: 0, type: 'CHOICE' },
+        { position: 1, type: 'PLAYER' },
+      ],
+    });
+  });
+
+  test("the bridge's tab completion over the list: path words, then the hint at each argument's position", async () => {
+    const remote = readLikeBridge(await readJson(await c.api('/api/commands', { token: c.service })));
+    const maintenance = remote.get('maintenance')!;
+    const live = { GROUP: ['Lobby', 'Proxy'], PLAYER: ['Alice', 'Bob'] };
+    expect(suggestLikeBridge(maintenance, [''], live)).toEqual(['status', 'on', 'off', 'group', 'whitelist']);
+    expect(suggestLikeBridge(maintenance, ['w'], live)).toEqual(['whitelist']);
+    expect(suggestLikeBridge(maintenance, ['group', 'L'], live)).toEqual(['Lobby']);
+    expect(suggestLikeBridge(maintenance, ['whitelist', 'add', ''], live)).toEqual(['Alice', 'Bob']);
+    // the bridge completes nothing for kinds it does not know (SERVICE, CHOICE, …)
+    expect(suggestLikeBridge(maintenance, ['whitelist', ''], live)).toEqual([]);
   });
 
   const complete = async (buffer: string, cursor = buffer.length, token?: string) => c.api('/api/console/complete', { method: 'POST', json: { buffer, cursor }, token });

@@ -6,7 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { OUTPUT_KINDS } from '../../src/core/commands/command';
 import type { SvcEvent } from '../../src/events/catalogue';
+import { outboundFrame } from '../../src/ws/console-protocol';
+import type { Heartbeat } from '../../src/ws/heartbeat';
 import { readJson, startController, waitFor, type TestController } from '../support/controller';
 
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -14,7 +17,7 @@ const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 interface Frame {
   type: string;
   id?: string;
-  kind?: string;
+  line?: { type: string; text: string };
   text?: string;
   success?: boolean;
   candidates?: string[];
@@ -137,7 +140,7 @@ describe('sessions', () => {
     client.send({ type: 'execute', id: 'early', input: 'status' });
     await client.waitFrame((f) => f.type === 'output_end' && f.id === 'early', 'the refusal');
     expect(client.frames).toEqual([
-      { type: 'output', id: 'early', kind: 'error', text: expect.stringMatching(/^send hello first/) },
+      { type: 'output', id: 'early', line: { type: 'error', text: expect.stringMatching(/^send hello first/) } },
       { type: 'output_end', id: 'early', success: false },
     ]);
     c.controller.kernel.bus.publish('GROUP_CREATED', { group: 'NotForYou' });
@@ -148,6 +151,72 @@ describe('sessions', () => {
     expect(client.frames.some((f) => f.type === 'event' && f.event?.data.group === 'NotForYou')).toBe(false);
     expect(events.filter((e) => e.type === 'CLI_SESSION_CONNECTED' && e.data.clientUsername === 'mallory')).toEqual([]);
     await client.close();
+  });
+});
+
+describe('frames before the credential is checked', () => {
+  /**
+   * The flaky auth-matrix probe, made deterministic: an admin JWT is verified asynchronously,
+   * and a client says hello the moment the socket opens. Here the verification is held until
+   * the controller has received the client's first frames, which used to be dropped.
+   */
+  test('hello and a request sent on open are answered once an admin JWT is verified', async () => {
+    const auth = c.controller.kernel.auth;
+    const jwt = (await auth.mintJwt('early-bird', ['admin'], 3600)).token;
+    // The first thing the socket does with a frame is count it as a sign of life.
+    const heartbeat = (c.controller as unknown as { heartbeat: Heartbeat }).heartbeat;
+    const identify = auth.identify.bind(auth);
+    const alive = heartbeat.alive.bind(heartbeat);
+    let received = 0;
+    let release = () => {};
+    const bothReceived = new Promise<void>((resolve) => (release = resolve));
+    heartbeat.alive = (id) => {
+      alive(id);
+      if (++received === 2) release();
+    };
+    // The HTTP guard identifies the upgrade request first (its rate budget); the socket's own
+    // admission check follows the upgrade, and that is the one held back.
+    let checks = 0;
+    let held = 0;
+    auth.identify = (token) => {
+      if (token !== jwt || ++checks === 1) return identify(token);
+      held += 1;
+      return bothReceived.then(() => identify(token));
+    };
+    try {
+      const ws = new WebSocket(`${c.url.replace('http', 'ws')}/api/console/stream`, { headers: { authorization: `Bearer ${jwt}` } });
+      const frames: Frame[] = [];
+      ws.addEventListener('message', (m) => frames.push(JSON.parse(String(m.data)) as Frame));
+      ws.addEventListener('open', () => {
+        ws.send(JSON.stringify({ type: 'hello', text: JSON.stringify({ username: 'early-bird', hostname: 'h', os: 'o' }) }));
+        ws.send(JSON.stringify({ type: 'complete', id: 'early', input: 'sta' }));
+      });
+      const answer = await waitFor(() => frames.find((f) => f.type === 'completions' && f.id === 'early'), { what: 'the completion asked for before the token was verified' });
+      expect(held).toBe(1);
+      expect(answer.candidates).toEqual(['start', 'status']);
+      // the hello was handled first: the session is registered under the client's name
+      await waitFor(() => events.find((e) => e.type === 'CLI_SESSION_CONNECTED' && e.data.clientUsername === 'early-bird'), { what: 'CLI_SESSION_CONNECTED of early-bird' });
+      ws.close();
+    } finally {
+      auth.identify = identify;
+      heartbeat.alive = alive;
+    }
+  });
+
+  test('frames from a socket that is then refused are never handled', async () => {
+    const before = events.filter((e) => e.type === 'CLI_SESSION_CONNECTED').length;
+    const ws = new WebSocket(`${c.url.replace('http', 'ws')}/api/console/stream`, { headers: { authorization: `Bearer ${c.service}` } });
+    const frames: string[] = [];
+    let code: number | null = null;
+    ws.addEventListener('message', (m) => frames.push(String(m.data)));
+    ws.addEventListener('close', (e) => (code = e.code));
+    ws.addEventListener('open', () => {
+      ws.send(JSON.stringify({ type: 'hello', text: '{"username":"intruder"}' }));
+      ws.send(JSON.stringify({ type: 'execute', id: 'x', input: 'version' }));
+    });
+    expect(await waitFor(() => code, { what: 'the refusal' })).toBe(1008);
+    expect(frames).toEqual([]);
+    expect(events.filter((e) => e.type === 'CLI_SESSION_CONNECTED').length).toBe(before);
   });
 });
 
@@ -162,8 +231,24 @@ describe('commands', () => {
   test('output frames arrive in emission order, then output_end', async () => {
     const frames = await client.execute('help', 'h1');
     const http = await readJson(await c.api('/api/commands/help/execute', { method: 'POST', json: { args: [] } }));
-    expect(frames.slice(0, -1)).toEqual(http.output.map((l: { kind: string; text: string }) => ({ type: 'output', id: 'h1', ...l })));
+    expect(frames.slice(0, -1)).toEqual(http.lines.map((line: { type: string; text: string }) => ({ type: 'output', id: 'h1', line })));
     expect(frames.at(-1)).toEqual({ type: 'output_end', id: 'h1', success: true });
+  });
+
+  test("output frames have the dashboard's shape: {type:'output', id, line:{type, text}}", async () => {
+    const frames = await client.execute('status', 'shape');
+    const outputs = frames.filter((f) => f.type === 'output');
+    expect(outputs.length).toBeGreaterThan(1);
+    for (const frame of outputs) {
+      expect(outboundFrame.Check(frame)).toBe(true);
+      expect(Object.keys(frame).sort()).toEqual(['id', 'line', 'type']);
+      expect(Object.keys(frame.line!).sort()).toEqual(['text', 'type']);
+      expect(OUTPUT_KINDS).toContain(frame.line!.type as (typeof OUTPUT_KINDS)[number]);
+    }
+    // what console/page.tsx prints: msg.line.text for every output frame
+    expect(outputs.map((m) => m.line!.text)[0]).toBe('svc: online');
+    expect(outputs[0]!.line!.type).toBe('header');
+    expect(frames.at(-1)).toEqual({ type: 'output_end', id: 'shape', success: true });
   });
 
   test('concurrent commands keep their own order and end', async () => {
@@ -172,12 +257,12 @@ describe('commands', () => {
     expect(quick.map((f) => f.type)).toEqual(['output', 'output', 'output', 'output_end']);
     await client.waitFrame((f) => f.type === 'output_end' && f.id === 'slow', 'the restart to end', 30_000);
     const slow = client.frames.filter((f) => f.id === 'slow');
-    expect(slow.map((f) => f.text ?? f.type)).toEqual(['stopping Lobby-1', expect.stringMatching(/^Lobby-1 stopped; Lobby-\d is starting/), expect.stringMatching(/^Lobby-\d is READY/), 'output_end']);
+    expect(slow.map((f) => f.line?.text ?? f.type)).toEqual(['stopping Lobby-1', expect.stringMatching(/^Lobby-1 stopped; Lobby-\d is starting/), expect.stringMatching(/^Lobby-\d is READY/), 'output_end']);
   }, 40_000);
 
   test('failures end with an error line and success false; an empty line is a no-op', async () => {
     expect(await client.execute('frobnicate', 'f1')).toEqual([
-      { type: 'output', id: 'f1', kind: 'error', text: 'unknown command "frobnicate"; `help` lists the commands' },
+      { type: 'output', id: 'f1', line: { type: 'error', text: 'unknown command "frobnicate"; `help` lists the commands' } },
       { type: 'output_end', id: 'f1', success: false },
     ]);
     const failed = await client.execute('info Nope', 'f2');
@@ -185,7 +270,7 @@ describe('commands', () => {
     expect(await client.execute('   ', 'f3')).toEqual([{ type: 'output_end', id: 'f3', success: true }]);
     // quoting reaches the command as one word
     const quoted = await client.execute('maintenance on "big update"', 'f4');
-    expect(quoted[0]!.text).toContain('maintenance is ON');
+    expect(quoted[0]!.line!.text).toContain('maintenance is ON');
     expect(c.controller.kernel.maintenance.status().global.reason).toBe('big update');
     await client.execute('maintenance off');
   });

@@ -1,32 +1,66 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
-import { OUTPUT_KINDS, type ArgHint, type Command } from '../../core/commands/command';
+import { OUTPUT_KINDS, type ArgHint, type Command, type OutputLine } from '../../core/commands/command';
+import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';
 import { ApiError } from '../../errors';
 import type { Principal } from '../auth';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { requireWellFormedText } from '../well-formed';
 
-const HintSchema = t.Object({
-  kind: t.Union(['service', 'group', 'player', 'command', 'text', 'number', 'choice'].map((k) => t.Literal(k))),
-  values: t.Optional(t.Array(t.String(), { description: 'the words a `choice` accepts' })),
+/**
+ * Completion kinds by hint, upper-case as the Velocity bridge reads them. The bridge itself
+ * completes PLAYER and GROUP (FREE_TEXT is its word for free input) and skips kinds it does not
+ * know; CHOICE carries its words in `values`.
+ */
+const COMPLETION_TYPES = {
+  player: 'PLAYER',
+  group: 'GROUP',
+  service: 'SERVICE',
+  command: 'COMMAND',
+  text: 'FREE_TEXT',
+  number: 'NUMBER',
+} as const satisfies Record<Exclude<ArgHint, readonly string[]>, string>;
+const CHOICE = 'CHOICE';
+
+const CompletionSchema = t.Object({
+  position: t.Integer({ minimum: 0, description: 'index of the argument, counted from 0 after the command name (or after the subcommand path)' }),
+  type: t.Union([...Object.values(COMPLETION_TYPES), CHOICE].map((k) => t.Literal(k))),
+  values: t.Optional(t.Array(t.String(), { description: 'svc: the words a CHOICE accepts' })),
 });
 const CommandSchema = t.Object({
   name: t.String(),
-  aliases: t.Array(t.String()),
+  aliases: t.Array(t.String(), { description: 'svc: other names the command answers to' }),
   description: t.String(),
   usage: t.String(),
   permission: t.String({ description: 'permission node, e.g. svc.command.start' }),
-  level: t.Union([t.Literal('service'), t.Literal('admin')], { description: 'the API level a caller needs to run it' }),
-  completions: t.Array(HintSchema, { description: 'what each argument position accepts' }),
-  subcommands: t.Array(t.Object({ name: t.String(), description: t.String(), usage: t.String(), completions: t.Array(HintSchema) })),
+  level: t.Union([t.Literal('service'), t.Literal('admin')], { description: 'svc: the API level a caller needs to run it' }),
+  completions: t.Array(CompletionSchema, { description: 'svc: what each argument after the command name accepts' }),
+  subcommands: t.Array(
+    t.Object({
+      path: t.String({ description: 'the words after the command name, space-separated, e.g. "whitelist"' }),
+      description: t.String(),
+      usage: t.String(),
+      completions: t.Array(CompletionSchema),
+    }),
+  ),
 });
-const OutputSchema = t.Array(t.Object({ kind: t.Union(OUTPUT_KINDS.map((k) => t.Literal(k))), text: t.String() }));
+const LinesSchema = t.Array(t.Object({ type: t.Union(OUTPUT_KINDS.map((k) => t.Literal(k))), text: t.String() }));
 const NameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 64 }) });
 const Word = Type.String({ maxLength: 4096, pattern: '^[^\\r\\n]*$' });
+const ExecuteBody = Type.Object({
+  args: Type.Optional(Type.Array(Word, { maxItems: 256, description: 'the words after the command name' })),
+  caller: Type.Optional(
+    Type.Object(
+      { uuid: Type.String({ pattern: UUID_PATTERN }), name: Type.String({ pattern: PLAYER_NAME_PATTERN }) },
+      { description: 'the player who typed the command in game (the Velocity bridge sends it); accepted, not yet used' },
+    ),
+  ),
+});
 
-const hintView = (hint: ArgHint) => (typeof hint === 'string' ? { kind: hint } : { kind: 'choice', values: [...hint] });
+const completionsOf = (hints: readonly ArgHint[] | undefined) =>
+  (hints ?? []).map((hint, position) => (typeof hint === 'string' ? { position, type: COMPLETION_TYPES[hint] } : { position, type: CHOICE, values: [...hint] }));
 
 function commandView(c: Command) {
   return {
@@ -36,10 +70,12 @@ function commandView(c: Command) {
     usage: c.usage,
     permission: c.permission,
     level: c.level,
-    completions: (c.args ?? []).map(hintView),
-    subcommands: (c.subcommands ?? []).map((s) => ({ name: s.name, description: s.description, usage: s.usage, completions: (s.args ?? []).map(hintView) })),
+    completions: completionsOf(c.args),
+    subcommands: (c.subcommands ?? []).map((s) => ({ path: s.name, description: s.description, usage: s.usage, completions: completionsOf(s.args) })),
   };
 }
+
+const lineView = (line: OutputLine) => ({ type: line.kind, text: line.text });
 
 /** Whether this caller may run a command of this level (admin commands stand for admin routes). */
 export const mayRun = (principal: Pick<Principal, 'scopes'> | null, command: Pick<Command, 'level'>): boolean =>
@@ -69,23 +105,28 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'commands',
       summary: 'Run a console command; answers its typed output lines (422 COMMAND_EXECUTION_FAILED with the lines when it fails)',
       params: NameParams,
-      body: Type.Object({ args: Type.Optional(Type.Array(Word, { maxItems: 256, description: 'the words after the command name' })) }),
+      body: ExecuteBody,
       response: {
-        200: t.Object({ success: t.Literal(true), command: t.String(), output: OutputSchema }),
-        422: t.Object({ success: t.Literal(false), message: t.String(), error: t.String(), command: t.String(), output: OutputSchema }),
+        200: t.Object({ success: t.Literal(true), lines: LinesSchema }),
+        400: ErrorBodySchema,
+        403: ErrorBodySchema,
+        404: ErrorBodySchema,
+        422: t.Object({ success: t.Literal(false), message: t.String(), error: t.String(), lines: LinesSchema }),
       },
+      // `caller` is validated and then ignored on purpose: any service-token holder could claim
+      // to be any player, so it grants nothing until the proxy's credential can be told apart.
       handler: async ({ params, body, principal, actor, ip, set }) => {
         const args = body.args ?? [];
-        requireWellFormedText(args);
+        requireWellFormedText(args, 'args');
         const command = commands.find(params.name);
         if (!command) throw new ApiError('COMMAND_NOT_FOUND', `no command "${params.name}"; GET /api/commands lists them`);
         if (command.permission === '') throw new ApiError('COMMAND_NOT_REMOTE', `"${command.name}" works only on an interactive console (the controller terminal or svc cli)`);
         if (!mayRun(principal, command)) throw new ApiError('FORBIDDEN', `"${command.name}" needs an admin token`);
-        const output: { kind: (typeof OUTPUT_KINDS)[number]; text: string }[] = [];
-        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}` }, (line) => output.push(line));
-        if (result.success) return { success: true as const, command: command.name, output };
+        const lines: { type: OutputLine['kind']; text: string }[] = [];
+        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}` }, (line) => lines.push(lineView(line)));
+        if (result.success) return { success: true as const, lines };
         set.status = 422;
-        return { success: false as const, message: result.message ?? `${command.name} failed`, error: 'COMMAND_EXECUTION_FAILED', command: command.name, output };
+        return { success: false as const, message: result.message ?? `${command.name} failed`, error: 'COMMAND_EXECUTION_FAILED', lines };
       },
     }),
     defineRoute({
