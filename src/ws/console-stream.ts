@@ -7,7 +7,7 @@ import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
 import { publishEventsTo } from './event-topic';
-import { admitAdmin, socketId, type SocketHandle } from './socket-auth';
+import { admitAdmin, EarlyFrames, socketId, type SocketHandle } from './socket-auth';
 import { clientAddress } from '../http/request';
 import { EVENTS_NOT_FORWARDED, inboundFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
 
@@ -21,8 +21,6 @@ export const CONSOLE_STREAM_SOCKET: SocketSpec = {
 const TOPIC = 'svc-console-events';
 /** Commands one session may have running at once; more is a runaway script, not a person. */
 const MAX_RUNNING = 16;
-/** Frames kept from a connection whose credential is still being checked; a client says hello and little more. */
-const MAX_EARLY_FRAMES = 64;
 
 interface Session {
   ws: SocketHandle;
@@ -57,8 +55,7 @@ export interface ConsoleStreamDeps {
 export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { sessions(): number } {
   const { kernel, heartbeat } = deps;
   const live = new Map<string, Session>();
-  /** Sockets whose credential is being checked, with the frames they sent meanwhile. */
-  const admitting = new Map<string, unknown[]>();
+  const early = new EarlyFrames();
   const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
 
   publishEventsTo(app, kernel.bus, TOPIC, (event) =>
@@ -165,26 +162,20 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
   app.ws(CONSOLE_STREAM_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
-      admitting.set(id, []);
-      const admitted = await admitAdmin(ws, kernel.auth, () => admitting.has(id));
-      const early = admitting.get(id) ?? [];
-      admitting.delete(id);
+      early.begin(id);
+      const admitted = await admitAdmin(ws, kernel.auth, () => early.pending(id));
+      const sentMeanwhile = early.end(id);
       if (!admitted) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
       const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null };
       live.set(id, session);
-      for (const message of early) receive(session, message);
+      for (const message of sentMeanwhile) receive(session, message);
     },
     message(ws: SocketHandle, message: unknown) {
       const id = socketId(ws);
       heartbeat.alive(id);
-      const early = admitting.get(id);
-      if (early) {
-        if (early.length < MAX_EARLY_FRAMES) early.push(message);
-        else kernel.log.debug({ area: 'console' }, 'ignored a console frame sent before the credential was checked: too many of them');
-        return;
-      }
+      if (early.hold(id, message)) return;
       const session = live.get(id);
       if (session) receive(session, message);
     },
@@ -194,7 +185,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
-      admitting.delete(id);
+      early.end(id);
       const session = live.get(id);
       live.delete(id);
       if (!session) return;

@@ -2,7 +2,7 @@ import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
-import { admitAdmin, socketId, type SocketHandle } from './socket-auth';
+import { admitAdmin, EarlyFrames, socketId, type SocketHandle } from './socket-auth';
 
 export const SERVICE_CONSOLE_SOCKET: SocketSpec = {
   path: '/api/services/:name/console',
@@ -15,16 +15,26 @@ export const CLOSE_NO_SERVICE = 1003;
 
 /**
  * GET /api/services/{name}/console, admin only (derived service tokens are refused with 1008).
- * Unknown service or no running process: 1003. No command framing: a frame is a line.
+ * Unknown service or no running process: 1003. No command framing: a frame is a line. Lines
+ * typed before the credential was checked are written once the socket is admitted.
  */
 export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): void {
-  const live = new Map<string, (() => void) | null>();
+  const live = new Map<string, () => void>();
+  const early = new EarlyFrames();
+  const toStdin = (ws: SocketHandle, message: unknown) => {
+    const name = decodeURIComponent((ws.data as { params: { name: string } }).params.name);
+    const text = (typeof message === 'string' ? message : JSON.stringify(message)).trim();
+    if (text === '' || /[\r\n]/.test(text)) return;
+    kernel.manager.handleOf(name)?.write(text);
+  };
   app.ws(SERVICE_CONSOLE_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
-      live.set(id, null);
+      early.begin(id);
       const data = ws.data as { params: { name: string } };
-      if (!(await admitAdmin(ws, kernel.auth, () => live.has(id)))) return;
+      const admitted = await admitAdmin(ws, kernel.auth, () => early.pending(id));
+      const typedMeanwhile = early.end(id);
+      if (!admitted) return;
       const name = decodeURIComponent(data.params.name);
       if (!kernel.services.get(name)) {
         ws.close(CLOSE_NO_SERVICE, `service ${name} does not exist`);
@@ -40,15 +50,13 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const stopLines = handle.onLine((line) => raw.send(line));
       void handle.exited.then(() => ws.close(1000, `service ${name} ended`));
       live.set(id, stopLines);
+      for (const message of typedMeanwhile) toStdin(ws, message);
     },
     message(ws: SocketHandle, message: unknown) {
       const id = socketId(ws);
       heartbeat.alive(id);
-      if (!live.get(id)) return;
-      const name = decodeURIComponent((ws.data as { params: { name: string } }).params.name);
-      const text = (typeof message === 'string' ? message : JSON.stringify(message)).trim();
-      if (text === '' || /[\r\n]/.test(text)) return;
-      kernel.manager.handleOf(name)?.write(text);
+      if (early.hold(id, message) || !live.has(id)) return;
+      toStdin(ws, message);
     },
     pong(ws: { data: unknown }) {
       heartbeat.alive(socketId(ws));
@@ -56,6 +64,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
+      early.end(id);
       live.get(id)?.();
       live.delete(id);
     },

@@ -33,3 +33,40 @@ export async function admitAdmin(ws: SocketHandle, auth: Pick<Authenticator, 'id
   ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'admin token required');
   return false;
 }
+
+/**
+ * Frames sockets send while their credential is still being checked. Clients write as soon as
+ * the socket opens (the console's hello, a typed line), which can be before `admitAdmin` has
+ * answered (an admin JWT is verified asynchronously). Those frames are kept, at most `max` per
+ * socket, and handed back in order once it is admitted; a refused socket's are dropped.
+ */
+export class EarlyFrames {
+  private readonly held = new Map<string, unknown[]>();
+
+  constructor(private readonly max = 64) {}
+
+  /** The socket's credential is being checked from now on. */
+  begin(id: string): void {
+    this.held.set(id, []);
+  }
+
+  /** Whether the socket is still being checked (false once it closed meanwhile). */
+  pending(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  /** Keeps a frame of a socket being checked; false when the socket is not being checked. */
+  hold(id: string, message: unknown): boolean {
+    const frames = this.held.get(id);
+    if (!frames) return false;
+    if (frames.length < this.max) frames.push(message);
+    return true;
+  }
+
+  /** The check is over (or the socket closed): the frames it sent meanwhile, in order. */
+  end(id: string): unknown[] {
+    const frames = this.held.get(id) ?? [];
+    this.held.delete(id);
+    return frames;
+  }
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { readJson, startController, waitFor, type TestController } from '../support/controller';
+import type { Heartbeat } from '../../src/ws/heartbeat';
 
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 let c: TestController;
@@ -45,6 +46,42 @@ describe('GET /api/services/{name}/console', () => {
     const closed = closeCode(ws);
     expect((await c.api('/api/services/Lobby-1/stop', { method: 'POST' })).status).toBe(200);
     expect(await closed).toBe(1000);
+  });
+
+  test('a line typed before an admin JWT was verified still reaches stdin (it used to be dropped)', async () => {
+    expect((await c.api('/api/services/Lobby/start', { method: 'POST' })).status).toBe(201);
+    const name = await waitFor(async () => {
+      const list = (await readJson(await c.api('/api/services?group=Lobby&state=READY'))).services as { name: string }[];
+      return list[0]?.name;
+    }, { what: 'a READY Lobby instance' });
+    const auth = c.controller.kernel.auth;
+    const jwt = (await auth.mintJwt('early-typist', ['admin'], 3600)).token;
+    const heartbeat = (c.controller as unknown as { heartbeat: Heartbeat }).heartbeat;
+    const identify = auth.identify.bind(auth);
+    const alive = heartbeat.alive.bind(heartbeat);
+    let release = () => {};
+    const lineReceived = new Promise<void>((resolve) => (release = resolve));
+    // A frame counts as a sign of life first: once one arrived, the held verification goes on.
+    heartbeat.alive = (id) => {
+      alive(id);
+      release();
+    };
+    // The HTTP guard identifies the upgrade request first; the socket's own check comes second and is held.
+    let checks = 0;
+    auth.identify = (token) => (token !== jwt || ++checks === 1 ? identify(token) : lineReceived.then(() => identify(token)));
+    try {
+      const ws = new WebSocket(consoleUrl(name), { headers: { authorization: `Bearer ${jwt}` } });
+      const lines: string[] = [];
+      ws.addEventListener('message', (m) => lines.push(String(m.data)));
+      ws.addEventListener('open', () => ws.send('say typed on open'));
+      await waitFor(() => lines.some((l) => l.endsWith('[Server] typed on open')), { what: 'the say typed before the token was verified' });
+      expect(checks).toBe(2);
+      ws.close();
+    } finally {
+      auth.identify = identify;
+      heartbeat.alive = alive;
+    }
+    expect((await c.api(`/api/services/${name}/stop`, { method: 'POST' })).status).toBe(200);
   });
 
   test('a service without a running process is closed with 1003', async () => {
