@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { OptionalKind, type TObject, type TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { defineRoute, type AnyRoute, type SocketSpec } from './route';
 import { ErrorBodySchema } from './schemas';
@@ -48,12 +48,22 @@ function wildcard(route: AnyRoute): Json[] {
   return [{ name: 'path', in: 'path', required: true, schema: { type: 'string', description: 'the rest of the path' } }];
 }
 
+function mediaOf(schema: TSchema): string {
+  return (schema as { contentMediaType?: string }).contentMediaType ?? (schema.type === 'string' ? 'text/plain' : 'application/json');
+}
+
 function operation(route: AnyRoute): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(route.response)) {
-    const isText = (schema as TSchema).type === 'string';
-    const media = (schema as { contentMediaType?: string }).contentMediaType ?? (isText ? 'text/plain' : 'application/json');
-    responses[status] = { description: route.summary, content: { [media]: { schema: plain(schema) } } };
+    // A union whose members name their own media type (JSON or a file's bytes) lists each under its type.
+    const members = (schema as { anyOf?: TSchema[] }).anyOf;
+    const split = members?.some((m) => (m as { contentMediaType?: string }).contentMediaType) ? members : [schema];
+    const content: Record<string, TSchema[]> = {};
+    for (const member of split) (content[mediaOf(member)] ??= []).push(member);
+    responses[status] = {
+      description: route.summary,
+      content: Object.fromEntries(Object.entries(content).map(([media, list]) => [media, { schema: plain(list.length === 1 ? list[0]! : t.Union(list)) }])),
+    };
   }
   responses.default = { description: 'error body', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
   const op: Json = {
@@ -67,7 +77,8 @@ function operation(route: AnyRoute): Json {
   };
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
-  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+  // A body declared t.Optional may be left out (its parameters then come from the query).
+  if (route.body) op.requestBody = { required: !(OptionalKind in route.body), content: { 'application/json': { schema: plain(route.body) } } };
   else if (route.rawBody) op.requestBody = { required: true, content: { [route.rawBody.contentType]: {} } };
   return op;
 }

@@ -88,8 +88,8 @@ const multipart = (filename: string, content = 'PWNED') =>
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(filename)}\r\nContent-Type: application/octet-stream\r\n\r\n${content}\r\n--${BOUNDARY}--\r\n`;
 const auth = { authorization: `Bearer ${c.master}` };
 
-type Kind = 'GET' | 'GET raw' | 'PUT' | 'POST mkdir' | 'POST upload' | 'DELETE';
-const KINDS: readonly Kind[] = ['GET', 'GET raw', 'PUT', 'POST mkdir', 'POST upload', 'DELETE'];
+type Kind = 'GET' | 'GET raw' | 'PUT' | 'POST mkdir' | 'POST ?mkdir' | 'POST upload' | 'DELETE';
+const KINDS: readonly Kind[] = ['GET', 'GET raw', 'PUT', 'POST mkdir', 'POST ?mkdir', 'POST upload', 'DELETE'];
 
 function send(scope: string, payload: string, kind: Kind): Promise<RawResponse> {
   const target = `/api/files/${scope}/${payload}`;
@@ -102,6 +102,9 @@ function send(scope: string, payload: string, kind: Kind): Promise<RawResponse> 
       return rawRequest(port, { method: 'PUT', target, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ content: 'PWNED' }) });
     case 'POST mkdir':
       return rawRequest(port, { method: 'POST', target, headers: { ...auth, 'content-type': 'application/json' }, body: '{"type":"directory"}' });
+    case 'POST ?mkdir':
+      // The dashboard's New Folder: a JSON content type and no body.
+      return rawRequest(port, { method: 'POST', target: `${target}?mkdir`, headers: { ...auth, 'content-type': 'application/json' } });
     case 'POST upload':
       return rawRequest(port, { method: 'POST', target, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: multipart('pwned.txt') });
     case 'DELETE':

@@ -77,12 +77,12 @@ describe('GET: list and read', () => {
     });
   });
 
-  test('reads binary files as base64, byte for byte (NUL bytes or invalid UTF-8)', async () => {
-    const jar = await readJson(await c.api('/api/files/templates/lobby/plugins/plugin.jar'));
+  test('asked for JSON (Accept: application/json or ?raw=0), binary files come as base64, byte for byte (NUL bytes or invalid UTF-8)', async () => {
+    const jar = await readJson(await c.api('/api/files/templates/lobby/plugins/plugin.jar', { headers: { accept: 'application/json' } }));
     expect(jar.encoding).toBe('base64');
     expect([...Buffer.from(jar.content, 'base64')]).toEqual([...BINARY]);
     expect(jar.size).toBe(BINARY.length);
-    const latin1 = await readJson(await c.api('/api/files/templates/lobby/latin1.txt'));
+    const latin1 = await readJson(await c.api('/api/files/templates/lobby/latin1.txt?raw=0'));
     expect(latin1.encoding).toBe('base64');
     expect(Buffer.from(latin1.content, 'base64').toString('latin1')).toBe('café');
   });
@@ -91,7 +91,7 @@ describe('GET: list and read', () => {
     const res = await c.api('/api/files/templates/lobby/plugins/plugin.jar?raw=1');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('java-archive');
-    expect(res.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''plugin.jar");
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="plugin.jar"; filename*=UTF-8''plugin.jar`);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([...BINARY]);
     const yml = await c.api('/api/files/templates/lobby/alpha.yml?raw=true');
@@ -101,15 +101,21 @@ describe('GET: list and read', () => {
     await expectError(await c.api('/api/files/templates/lobby?raw=1'), 400, 'VALIDATION_FAILED');
   });
 
-  test(`a file over ${MAX_JSON_READ_BYTES} bytes is 413 for JSON and streamed whole with ?raw=1`, async () => {
+  test(`a file over ${MAX_JSON_READ_BYTES} bytes is 413 when JSON is asked for, and streamed whole otherwise`, async () => {
     const big = new Uint8Array(MAX_JSON_READ_BYTES + 1).fill(0x61);
     writeFileSync(join(templates, 'big.log'), big);
-    const message = await expectError(await c.api('/api/files/templates/big.log'), 413, 'PAYLOAD_TOO_LARGE');
-    expect(message).toContain('?raw=1');
-    const raw = await c.api('/api/files/templates/big.log?raw=1');
-    expect(raw.status).toBe(200);
-    expect(raw.headers.get('content-length')).toBe(String(big.length));
-    expect((await raw.arrayBuffer()).byteLength).toBe(big.length);
+    for (const init of [{ headers: { accept: 'application/json' } }, {}] as const) {
+      const path = 'headers' in init ? '/api/files/templates/big.log' : '/api/files/templates/big.log?raw=0';
+      const message = await expectError(await c.api(path, init), 413, 'PAYLOAD_TOO_LARGE');
+      expect(message).toContain('?raw=1');
+    }
+    for (const path of ['/api/files/templates/big.log?raw=1', '/api/files/templates/big.log']) {
+      const raw = await c.api(path);
+      expect(raw.status).toBe(200);
+      expect(raw.headers.get('content-length')).toBe(String(big.length));
+      expect(raw.headers.get('content-disposition')).toStartWith('attachment;');
+      expect((await raw.arrayBuffer()).byteLength).toBe(big.length);
+    }
   });
 
   test('a link inside the scope is followed; missing paths and unknown scopes', async () => {
@@ -356,6 +362,7 @@ describe('the groups scope is read-only', () => {
     const attempts: Promise<Response>[] = [
       c.api('/api/files/groups/Lobby.toml', { method: 'PUT', json: { content: 'x' } }),
       c.api('/api/files/groups/new', { method: 'POST', json: { type: 'directory' } }),
+      c.api('/api/files/groups/new?mkdir', { method: 'POST' }),
       c.api('/api/files/groups', { method: 'POST', body: form([{ name: 'file', value: new Blob(['x']), filename: 'Evil.toml' }]) }),
       c.api('/api/files/groups', { method: 'POST', body: form([{ name: 'file', value: new Blob([new Uint8Array(20 * 1024 * 1024)]), filename: 'Big.toml' }]) }),
       c.api('/api/files/groups/Lobby.toml', { method: 'DELETE' }),
@@ -373,6 +380,7 @@ describe('auth', () => {
     ['PUT', '/api/files/templates/lobby/auth.txt', { json: { content: 'x' } }],
     ['POST', '/api/files/templates/lobby/authdir', { json: { type: 'directory' } }],
     ['POST', '/api/files/templates', { json: { type: 'directory' } }],
+    ['POST', '/api/files/templates/lobby/authdir?mkdir', {}],
     ['DELETE', '/api/files/templates/lobby/alpha.yml', {}],
   ];
 

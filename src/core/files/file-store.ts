@@ -1,4 +1,5 @@
 import { mkdir, rmdir, unlink } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
@@ -7,10 +8,11 @@ import { fsError, notFound, realRoot, resolveExisting, resolveLeaf } from './con
 import { decodeContent, encodeContent, type ContentEncoding } from './content';
 import { listDirectory, type FileEntry } from './listing';
 import { joinRel } from './path-syntax';
+import { binaryByName, type ReadForm } from './read-form';
 import { assertWritable, scopeNamed, type FileScope, type ScopeName } from './scopes';
 import { receiveUpload } from './upload';
 
-/** Largest file a JSON read returns (base64 grows it by a third); larger ones are downloaded raw. */
+/** Largest file a JSON read returns (base64 grows it by a third); larger ones are sent raw. */
 export const MAX_JSON_READ_BYTES = 5 * 1024 * 1024;
 /** Largest upload (the spec's 100 MB, as MiB). */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -66,22 +68,28 @@ export class FileStore {
     return scopeNamed(this.scopes, name);
   }
 
-  /** A directory's listing, a file's content (UTF-8 text or base64), or with `raw` the file to stream. */
-  async read(scope: FileScope, segments: readonly string[], options: { raw?: boolean } = {}): Promise<Listing | FileContent | RawFile> {
+  /**
+   * A directory's listing, or a file: as JSON content (UTF-8 text or base64) or to stream raw.
+   * `form` is what the caller asked for (read-form.ts); null lets the file decide: text as
+   * JSON, binary (by name or content) and files too large for JSON raw.
+   */
+  async read(scope: FileScope, segments: readonly string[], form: ReadForm | null = 'json'): Promise<Listing | FileContent | RawFile> {
     const path = joinRel(segments);
     if (segments.length === 0 && (await realRoot(scope.root)) === null) {
       // A scope whose folder was never created (no group yet) is empty, not missing.
-      if (options.raw) throw new ApiError('VALIDATION_FAILED', 'the scope root is a directory; raw download is for files');
+      if (form === 'raw') throw new ApiError('VALIDATION_FAILED', 'the scope root is a directory; raw download is for files');
       return { scope: scope.name, path, entries: [], total: 0 };
     }
     const found = await resolveExisting(scope.root, segments);
     if (found.stats.isDirectory()) {
-      if (options.raw) throw new ApiError('VALIDATION_FAILED', `${path || '/'} is a directory; raw download is for files`);
+      if (form === 'raw') throw new ApiError('VALIDATION_FAILED', `${path || '/'} is a directory; raw download is for files`);
       const entries = await listDirectory(found.rootReal, found.real, path);
       return { scope: scope.name, path, entries, total: entries.length };
     }
     if (!found.stats.isFile()) throw new ApiError('PATH_NOT_FOUND', `${path} is not a regular file or directory`);
-    if (options.raw) return { kind: 'raw', real: found.real, name: segments.at(-1)!, size: found.stats.size };
+    const raw: RawFile = { kind: 'raw', real: found.real, name: segments.at(-1)!, size: found.stats.size };
+    if (form === 'raw') return raw;
+    if (form === null && (binaryByName(basename(found.real)) || found.stats.size > MAX_JSON_READ_BYTES)) return raw;
     if (found.stats.size > MAX_JSON_READ_BYTES) {
       throw new ApiError('PAYLOAD_TOO_LARGE', `${path} is ${found.stats.size} bytes; JSON reads stop at ${MAX_JSON_READ_BYTES} bytes: download it with ?raw=1`);
     }
@@ -91,7 +99,9 @@ export class FileStore {
     } catch (error) {
       throw fsError(error, path);
     }
-    return { scope: scope.name, path, ...encodeContent(bytes), size: bytes.byteLength, lastModified: found.stats.mtime.toISOString() };
+    const content = encodeContent(bytes);
+    if (form === null && content.encoding === 'base64') return raw;
+    return { scope: scope.name, path, ...content, size: bytes.byteLength, lastModified: found.stats.mtime.toISOString() };
   }
 
   /** Creates or replaces a file whose parent exists; a link inside the scope is written through. */

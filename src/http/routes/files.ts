@@ -1,7 +1,9 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { FileStore, MAX_JSON_READ_BYTES, MAX_UPLOAD_BYTES, UPLOAD_OVERHEAD_BYTES, type RawFile } from '../../core/files/file-store';
+import { attachment } from '../../core/files/content-disposition';
 import { parseRequestPath, WINDOWS_RULES } from '../../core/files/path-syntax';
+import { askedForm } from '../../core/files/read-form';
 import { assertWritable, fileScopes, SCOPE_NAMES, type FileScope } from '../../core/files/scopes';
 import { ApiError } from '../../errors';
 import { parseBody } from '../body';
@@ -20,7 +22,14 @@ const PREFIX = '/api/files/';
 const ScopeParams = t.Object({ scope: t.String({ description: SCOPE_NAMES.join(' | ') }) }, { additionalProperties: true });
 const ReadQuery = t.Object({
   raw: t.Optional(
-    t.Union([t.Literal('1'), t.Literal('true'), t.Literal('0'), t.Literal('false')], { description: '1 or true: stream the file itself (any size, its content type) instead of JSON' }),
+    t.Union([t.Literal('1'), t.Literal('true'), t.Literal('0'), t.Literal('false')], {
+      description: '1 or true: stream the file itself (any size, its content type); 0 or false: JSON whatever the file (binary as base64). Left out: the file decides (text JSON, binary raw)',
+    }),
+  ),
+});
+const UploadQuery = t.Object({
+  mkdir: t.Optional(
+    t.Union([t.Literal(''), t.Literal('1'), t.Literal('true')], { description: 'present (`?mkdir`): create the directory at the path; the body is empty, {} or {"type":"directory"}' }),
   ),
 });
 
@@ -44,6 +53,10 @@ const WriteBody = t.Object({
   content: t.String({ description: 'the whole new content' }),
   encoding: t.Optional(t.Union([t.Literal('utf8'), t.Literal('base64')], { description: 'how content is encoded (default utf8); base64 for binary files' })),
 });
+const RawBytes = t.String({
+  contentMediaType: 'application/octet-stream',
+  description: "the file's bytes with its own Content-Type and Content-Disposition: attachment (binary files, files over the JSON limit, and ?raw=1)",
+});
 const Written = t.Object({
   success: t.Literal(true),
   message: t.String(),
@@ -57,14 +70,16 @@ const Err = ErrorBodySchema;
 const ERRORS = { 400: Err, 401: Err, 403: Err, 404: Err, 409: Err } as const;
 
 const READ_SUMMARY =
-  `List a directory ({scope, path, entries, total}; directories first) or read a file as JSON ({scope, path, content, encoding, size, lastModified}: ` +
-  `UTF-8 text as is, binary files (a NUL byte in the first 8 KiB or invalid UTF-8) as base64). JSON reads stop at ${MAX_JSON_READ_BYTES} bytes (413): ` +
-  'with ?raw=1 the file itself is streamed, any size, with its content type. Scopes: templates, services, groups (read-only). ' +
+  'List a directory ({scope, path, entries, total}; directories first) or read a file. A text file answers JSON {scope, path, content, encoding:"utf8", size, lastModified}; ' +
+  `a binary file (an image, svg included, an archive, a jar, world data...; or a NUL byte in the first 8 KiB, or invalid UTF-8) and a file over ${MAX_JSON_READ_BYTES} bytes answer its bytes, streamed, ` +
+  'with its Content-Type and Content-Disposition: attachment. ?raw=1 streams any file; ?raw=0 or Accept: application/json always answers JSON (binary content as base64, ' +
+  `413 over ${MAX_JSON_READ_BYTES} bytes). Scopes: templates, services, groups (read-only). ` +
   'PATH_TRAVERSAL for unsafe paths (dot segments, absolute, backslash, control characters, encoded separators, double encoding, links leading out), PATH_NOT_FOUND, INVALID_SCOPE';
 const UPLOAD_SUMMARY =
   `Into the directory at the path: multipart/form-data with a "file" part (named by its filename, or a "filename" field sent before it) is streamed to disk and renamed into place, ` +
   `at most ${MAX_UPLOAD_BYTES} bytes (413, checked against Content-Length first and while streaming); ` +
-  'or JSON {"type":"directory"} creates the directory at the path (its parent must exist). 201; 409 when a directory is in the way or already exists; READ_ONLY in the groups scope';
+  'or ?mkdir (the body empty, {} or {"type":"directory"}), or JSON {"type":"directory"} alone, creates the directory at the path (its parent must exist). ' +
+  '201; 409 when a directory is in the way or already exists; READ_ONLY in the groups scope';
 
 /**
  * The files API (admin; JWTs with files:read / files:write): list, read, overwrite, mkdir,
@@ -83,11 +98,13 @@ export function fileRoutes(kernel: Kernel): AnyRoute[] {
     summary: READ_SUMMARY,
     params: ScopeParams,
     query: ReadQuery,
-    response: { 200: t.Union([Listing, FileContent]), ...ERRORS, 413: Err },
-    handler: async ({ request, query }) => {
+    response: { 200: t.Union([Listing, FileContent, RawBytes]), ...ERRORS, 413: Err },
+    handler: async ({ request, query, set }) => {
       const { scope, segments } = target(store, request);
-      const result = await store.read(scope, segments, { raw: query.raw === '1' || query.raw === 'true' });
-      return 'kind' in result ? rawResponse(result) : result;
+      const result = await store.read(scope, segments, askedForm(query.raw, request.headers.get('accept')));
+      // Which form a file comes in can depend on Accept (beside what CORS varies on).
+      set.headers.vary = set.headers.vary ? `${set.headers.vary}, Accept` : 'Accept';
+      return 'kind' in result ? rawResponse(result, String(set.headers.vary)) : result;
     },
   });
   const upload = defineRoute({
@@ -98,20 +115,23 @@ export function fileRoutes(kernel: Kernel): AnyRoute[] {
     tag: 'files',
     summary: UPLOAD_SUMMARY,
     params: ScopeParams,
+    query: UploadQuery,
     bodyLimit: MAX_UPLOAD_BYTES + UPLOAD_OVERHEAD_BYTES,
     rawBody: { contentType: 'multipart/form-data' },
     response: { 201: t.Union([Written, Done]), ...ERRORS, 413: Err, 507: Err },
-    handler: async ({ request, set, actor }) => {
+    handler: async ({ request, query, set, actor }) => {
       const { scope, segments } = target(store, request);
       assertWritable(scope); // before any of the body is read
       const contentType = request.headers.get('content-type');
-      set.status = 201;
-      if (mediaType(contentType) === 'multipart/form-data') {
+      const mkdir = query.mkdir !== undefined;
+      if (!mkdir && mediaType(contentType) === 'multipart/form-data') {
         const written = await store.upload(scope, segments, { body: request.body, contentType }, actor);
+        set.status = 201;
         return { success: true as const, message: `uploaded ${written.path} (${written.size} bytes)`, ...written };
       }
-      await requireDirectoryBody(request);
+      await requireDirectoryBody(request, mkdir);
       const made = await store.makeDirectory(scope, segments, actor);
+      set.status = 201;
       return { success: true as const, message: `created directory ${made.path}`, ...made };
     },
   });
@@ -180,23 +200,32 @@ function target(store: FileStore, request: Request): { scope: FileScope; segment
 
 const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
-/** A JSON POST must be exactly a directory request: {"type":"directory"}. */
-async function requireDirectoryBody(request: Request): Promise<void> {
-  const body = await parseBody(request, DEFAULT_BODY_LIMIT, undefined);
-  const type = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).type : undefined;
-  if (type !== 'directory') {
-    throw new ApiError('VALIDATION_FAILED', 'send JSON {"type":"directory"} to create a directory, or multipart/form-data with a "file" part to upload a file');
+/**
+ * A POST that is not an upload must ask for a directory: JSON {"type":"directory"}, or
+ * `?mkdir` with no body, {} or that same object (what the dashboard's New Folder sends).
+ */
+async function requireDirectoryBody(request: Request, mkdir: boolean): Promise<void> {
+  if (mkdir && mediaType(request.headers.get('content-type')) === 'multipart/form-data') {
+    throw new ApiError('VALIDATION_FAILED', '?mkdir creates a directory and takes no file; upload without ?mkdir');
   }
+  const body = await parseBody(request, DEFAULT_BODY_LIMIT, undefined);
+  if (mkdir && body === undefined) return;
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  if (fields?.type === 'directory') return;
+  if (mkdir && fields !== null && Object.keys(fields).length === 0) return;
+  if (mkdir) throw new ApiError('VALIDATION_FAILED', 'with ?mkdir the body must be empty, {} or {"type":"directory"}');
+  throw new ApiError('VALIDATION_FAILED', 'send JSON {"type":"directory"} (or POST with ?mkdir) to create a directory, or multipart/form-data with a "file" part to upload a file');
 }
 
-/** The file's bytes, streamed from disk (sendfile where the platform has it), as a download. */
-function rawResponse(file: RawFile): Response {
+/** The file's bytes, streamed from disk (sendfile where the platform has it), as a download named after the path's last segment. */
+function rawResponse(file: RawFile, vary: string): Response {
   const blob = Bun.file(file.real);
   return new Response(blob, {
     headers: {
       'content-type': blob.type || 'application/octet-stream',
       'content-length': String(file.size),
-      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'content-disposition': attachment(file.name),
+      vary,
       // Never rendered as a page of the API's origin, whatever the file holds.
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",
