@@ -125,21 +125,21 @@ describe('POST /api/modpacks/resolve', () => {
     const res = await post('/api/modpacks/resolve', { id: 'test-pack' });
     expect(res.status).toBe(200);
     const body = await readJson(res);
-    expect(body).toMatchObject({ success: true, source: 'modrinth', projectId: 'AbCd1234', slug: 'test-pack', name: 'Test Pack', gameVersion: '1.20.1', loader: 'fabric' });
+    expect(body).toMatchObject({ success: true, host: 'modrinth', source: 'MODRINTH', projectId: 'AbCd1234', slug: 'test-pack', name: 'Test Pack', gameVersion: '1.20.1', loader: 'fabric' });
     expect(body.versions.map((v: { id: string }) => v.id)).toEqual(['ver00002', 'ver00001']);
   });
 
   test('by page URL, with the version it names', async () => {
     const body = await readJson(await post('/api/modpacks/resolve', { url: 'https://modrinth.com/modpack/test-pack/version/ver00001' }));
-    expect(body).toMatchObject({ source: 'modrinth', slug: 'test-pack' });
+    expect(body).toMatchObject({ host: 'modrinth', slug: 'test-pack' });
     const cf = await readJson(await post('/api/modpacks/resolve', { url: 'https://www.curseforge.com/minecraft/modpacks/cf-pack' }));
-    expect(cf).toMatchObject({ source: 'curseforge', projectId: '2001', name: 'CF Pack', gameVersion: '1.20.1', loader: 'forge' });
+    expect(cf).toMatchObject({ host: 'curseforge', source: 'CURSEFORGE_API', projectId: '2001', name: 'CF Pack', gameVersion: '1.20.1', loader: 'forge' });
     expect(cf.versions[0].id).toBe('7001');
   });
 
   test('a CurseForge id (digits)', async () => {
     const body = await readJson(await post('/api/modpacks/resolve', { id: '2001' }));
-    expect(body).toMatchObject({ source: 'curseforge', slug: 'cf-pack' });
+    expect(body).toMatchObject({ host: 'curseforge', slug: 'cf-pack' });
   });
 
   test.each([

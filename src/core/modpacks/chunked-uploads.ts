@@ -12,12 +12,14 @@ export const UPLOAD_ID_PATTERN = '^[a-f0-9]{32}$';
 
 interface Upload {
   id: string;
-  target: UploadTarget;
+  /** Named at init; null: not named (the dashboard's init), so either finalize may take it. */
+  target: UploadTarget | null;
   /** `<uploads>/<id>/`: one file per chunk, `<index>.part`. */
   dir: string;
   filename: string;
-  /** Announced at init; finalize insists on it when given. */
+  /** Announced at init; finalize insists on them when given. */
   expectedBytes: number | null;
+  expectedChunks: number | null;
   bytes: number;
   chunks: number;
   touchedAt: number;
@@ -27,6 +29,7 @@ interface Upload {
 
 export interface UploadView {
   uploadId: string;
+  /** An upload started without a target shows the default, group. */
   target: UploadTarget;
   chunks: number;
   bytes: number;
@@ -78,14 +81,19 @@ export class ChunkedUploads {
     this.uploads.clear();
   }
 
-  async init(target: UploadTarget, filename: string, expectedBytes: number | null): Promise<UploadView> {
+  /**
+   * Starts an upload for `target`, or for either (null: finalized as a group or as a dedicated
+   * service, whichever finalize claims it). `expectedBytes` and `expectedChunks`, when given,
+   * are insisted on at finalize, and no chunk past `expectedChunks` is taken.
+   */
+  async init(target: UploadTarget | null, filename: string, expectedBytes: number | null, expectedChunks: number | null = null): Promise<UploadView> {
     if (expectedBytes !== null && expectedBytes > this.options.maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `a modpack of ${expectedBytes} bytes exceeds the limit of ${this.options.maxBytes} bytes`);
     const id = randomBytes(16).toString('hex');
     const dir = join(this.options.dir, id);
     await mkdir(dir, { recursive: true }).catch((error: unknown) => {
       throw diskError(error);
     });
-    const upload: Upload = { id, target, dir, filename, expectedBytes, bytes: 0, chunks: 0, touchedAt: this.now(), busy: false };
+    const upload: Upload = { id, target, dir, filename, expectedBytes, expectedChunks, bytes: 0, chunks: 0, touchedAt: this.now(), busy: false };
     this.uploads.set(id, upload);
     return this.view(upload);
   }
@@ -94,6 +102,9 @@ export class ChunkedUploads {
   async append(id: string, index: number, request: Request): Promise<UploadView> {
     const upload = this.require(id);
     if (upload.busy) throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id}: a chunk is still arriving or a finalize is running; send chunks one after another`);
+    if (upload.expectedChunks !== null && index >= upload.expectedChunks) {
+      throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id}: chunk ${index} is past the ${upload.expectedChunks} chunk(s) announced at init (indexes 0 to ${upload.expectedChunks - 1})`);
+    }
     if (index !== upload.chunks) {
       const what = index < upload.chunks ? `chunk ${index} was already received (a duplicate)` : `chunk ${index} arrived out of order`;
       throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id}: ${what}; the next chunk is ${upload.chunks} (${upload.bytes} bytes received so far)`);
@@ -125,16 +136,19 @@ export class ChunkedUploads {
 
   /**
    * Claims an upload for finalizing into `target`: no chunk is accepted while it is claimed.
-   * A target mismatch is CHUNKED_UPLOAD_INVALID (400).
+   * A mismatch with the target named at init is CHUNKED_UPLOAD_INVALID (400).
    */
   claim(id: string, target: UploadTarget): ClaimedUpload {
     const upload = this.require(id);
-    if (upload.target !== target) {
+    if (upload.target !== null && upload.target !== target) {
       const route = upload.target === 'group' ? 'POST /api/modpacks/upload/finalize' : 'POST /api/dedicated/modpack/upload/finalize';
       throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id} was started for target "${upload.target}" and cannot be finalized as "${target}"; finalize it with ${route}`);
     }
     if (upload.busy) throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id}: a chunk is still arriving or a finalize is running`);
     if (upload.chunks === 0) throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id} has received no chunk`);
+    if (upload.expectedChunks !== null && upload.chunks !== upload.expectedChunks) {
+      throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id} has ${upload.chunks} of the ${upload.expectedChunks} chunk(s) announced at init; send the rest first`);
+    }
     if (upload.expectedBytes !== null && upload.bytes !== upload.expectedBytes) {
       throw new ApiError('CHUNKED_UPLOAD_INVALID', `upload ${id} has ${upload.bytes} of the ${upload.expectedBytes} bytes announced at init; send the rest first`);
     }
@@ -184,6 +198,6 @@ export class ChunkedUploads {
   }
 
   private view(upload: Upload): UploadView {
-    return { uploadId: upload.id, target: upload.target, chunks: upload.chunks, bytes: upload.bytes, expiresAt: new Date(upload.touchedAt + this.options.ttlMs).toISOString() };
+    return { uploadId: upload.id, target: upload.target ?? 'group', chunks: upload.chunks, bytes: upload.bytes, expiresAt: new Date(upload.touchedAt + this.options.ttlMs).toISOString() };
   }
 }

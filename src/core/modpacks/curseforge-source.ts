@@ -70,6 +70,10 @@ export class CurseForgeSource implements PackSource {
     return key;
   }
 
+  hasKey(): boolean {
+    return this.apiKey().trim() !== '';
+  }
+
   async project(ref: string, signal?: AbortSignal): Promise<PackProject> {
     const mod = /^\d{1,10}$/.test(ref) ? await this.get(`/v1/mods/${ref}`, ModAnswer, signal).then((r) => r?.data ?? null) : await this.bySlug(ref, signal);
     if (!mod) throw new ApiError('MODPACK_NOT_FOUND', `CurseForge has no modpack "${ref}"`);

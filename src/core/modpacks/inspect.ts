@@ -29,6 +29,13 @@ export interface Inspection {
   /** Folders of the archive unpacked into the server directory, in order (later ones win). */
   layers: string[];
   skipped: Skipped[];
+  /**
+   * Files the pack lists and how many of them a server takes: for a `.mrpack`, its index
+   * entries and the ones not client-only; for a CurseForge pack, its manifest files and the
+   * required ones (client-only ones are only known once resolved); for a server pack, the jars
+   * in its mods/ folder (both).
+   */
+  counts: { total: number; server: number };
 }
 
 /**
@@ -45,6 +52,7 @@ export async function inspectPack(archive: PackArchive, allowedHosts: ReadonlySe
       curseforgeFiles: [],
       layers: [...MRPACK_LAYERS],
       skipped: plan.skipped,
+      counts: { total: plan.downloads.length + plan.skipped.length, server: plan.downloads.length },
     };
   }
   const server = detectServerPack(archive.files.map((f) => f.name));
@@ -58,6 +66,7 @@ export async function inspectPack(archive: PackArchive, allowedHosts: ReadonlySe
         curseforgeFiles: plan.files,
         layers: [plan.overrides],
         skipped,
+        counts: { total: plan.files.length + plan.optional, server: plan.files.length },
       };
     } catch (error) {
       // A server directory may hold some other manifest.json of its own.
@@ -65,12 +74,15 @@ export async function inspectPack(archive: PackArchive, allowedHosts: ReadonlySe
     }
   }
   if (server) {
+    const mods = `${server.prefix}mods/`;
+    const jars = archive.files.filter((f) => f.name.startsWith(mods) && f.name.toLowerCase().endsWith('.jar')).length;
     return {
       facts: { kind: 'server', name: server.prefix.replace(/\/$/, '') || 'server pack', version: '', gameVersion: server.gameVersion, software: server.software, loaderVersion: server.loaderVersion },
       downloads: [],
       curseforgeFiles: [],
       layers: [server.prefix],
       skipped: [],
+      counts: { total: jars, server: jars },
     };
   }
   throw new ApiError(

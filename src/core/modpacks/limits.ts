@@ -38,5 +38,11 @@ export const DOWNLOAD_CONCURRENCY = 6;
  */
 export const ANSWER_WITHIN_MS = 8_000;
 
+/**
+ * A look-up reads the pack file itself (as an import would) for this long at most, counted
+ * from the request; past it the host's listing answers alone. Below the 10 s idle timeout too.
+ */
+export const RESOLVE_INSPECT_MS = 7_000;
+
 /** Finished jobs stay readable (GET /api/modpacks/jobs/{id}) this long. */
 export const JOB_RETENTION_MS = 60 * 60 * 1000;

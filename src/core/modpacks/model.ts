@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DEDICATED_FIELDS, DedicatedSchema } from '../dedicated/model';
 import { GROUP_FIELDS, GroupSchema } from '../groups/model';
 import { UPLOAD_ID_PATTERN } from './chunked-uploads';
+import { CLIENT_PACK_SOURCES } from './pack-summary';
 import { PACK_SOURCES } from './source';
 
 /**
@@ -18,6 +19,16 @@ export const PackSourceSchema = Type.Union(
   PACK_SOURCES.map((s) => Type.Literal(s)),
   { description: 'modrinth, or curseforge (needs [packhost] api_key)' },
 );
+/** `source` as the dashboard sends it, or ours: decided by the value (see pack-ref.ts). */
+const PackTextSchema = (ours: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      `"modrinth" or "curseforge" (${ours} then names the pack), or the pack itself as free text: a Modrinth slug or id, a Modrinth or CurseForge modpack page URL, ` +
+      'curseforge:<slug>, modrinth:<slug>, or a CurseForge project id (digits). A bare name is looked up on Modrinth, then on CurseForge when [packhost] api_key is set',
+  });
+
 export const ModdedSoftwareSchema = Type.Union([Type.Literal('FABRIC'), Type.Literal('FORGE'), Type.Literal('NEOFORGE')], {
   description: 'overrides the loader the pack names; required for a server pack that shows none',
 });
@@ -25,7 +36,7 @@ export const ModdedSoftwareSchema = Type.Union([Type.Literal('FABRIC'), Type.Lit
 export const ResolveBodySchema = Type.Object({
   url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'a pack page: https://modrinth.com/modpack/<slug> or https://www.curseforge.com/minecraft/modpacks/<slug>' })),
   id: Type.Optional(Ref('a Modrinth project id or slug, or a CurseForge project id (digits); used when url is absent')),
-  source: Type.Optional(PackSourceSchema),
+  source: Type.Optional(PackTextSchema('"url" or "id"')),
 });
 export type ResolveBody = Static<typeof ResolveBodySchema>;
 
@@ -39,11 +50,23 @@ export const PackVersionSchema = Type.Object({
 
 export const ResolveAnswerSchema = Type.Object({
   success: Type.Literal(true),
-  source: PackSourceSchema,
+  source: Type.Union(
+    CLIENT_PACK_SOURCES.map((s) => Type.Literal(s)),
+    { description: 'what the pack is: MODRINTH (.mrpack), CURSEFORGE_API (a CurseForge pack, files resolved through its API) or SERVER_PACK (a server directory)' },
+  ),
+  host: PackSourceSchema,
   projectId: Type.String(),
   slug: Type.String(),
   name: Type.String(),
   summary: Type.String(),
+  version: Type.String({ description: "the pack's own version (the host's version name when the pack was not read)" }),
+  mcVersion: Type.String({ description: 'the Minecraft version it runs' }),
+  modloader: Type.String({ description: 'FABRIC, FORGE or NEOFORGE: the software a group or service gets; "" when unknown' }),
+  modloaderVersion: Type.String({ description: 'the loader version; "" when the pack was not read' }),
+  totalFiles: Type.Union([Type.Integer(), Type.Null()], { description: 'files the pack lists; null when the pack was not read' }),
+  serverFiles: Type.Union([Type.Integer(), Type.Null()], { description: 'of them, the ones a server takes (client-only left out); null when the pack was not read' }),
+  inspected: Type.Boolean({ description: 'the pack file itself was downloaded (hash-checked) and read, as an import would; false: only the host listing answered (see note)' }),
+  note: Type.Optional(Type.String({ description: 'why the pack file was not read' })),
   gameVersion: Type.Union([Type.String(), Type.Null()], { description: 'of the newest version (or the one the URL names)' }),
   loader: Type.Union([Type.String(), Type.Null()], { description: 'of the newest version (or the one the URL names)' }),
   versions: Type.Array(PackVersionSchema, { description: 'newest first, at most 50' }),
@@ -51,7 +74,7 @@ export const ResolveAnswerSchema = Type.Object({
 export type ResolveAnswer = Static<typeof ResolveAnswerSchema>;
 
 const projectFields = {
-  source: PackSourceSchema,
+  source: PackTextSchema('"projectId" or "slug"'),
   projectId: Type.Optional(Ref('Modrinth project id or slug, or CurseForge project id')),
   slug: Type.Optional(Ref('used when projectId is absent')),
   versionId: Type.Optional(Ref('a version id (Modrinth) or file id (CurseForge); default the newest')),
@@ -89,6 +112,30 @@ export const dedicatedTargetFields = {
 export const DedicatedFinalizeBodySchema = Type.Object({ uploadId, ...dedicatedTargetFields, software: runtimeFields.software, version: runtimeFields.version });
 export type DedicatedFinalizeBody = Static<typeof DedicatedFinalizeBodySchema>;
 
+/** POST /api/dedicated/modpack/import: a pack from a host into a new dedicated service. */
+export const NewDedicatedImportBodySchema = Type.Object({ ...projectFields, ...dedicatedTargetFields });
+export type NewDedicatedImportBody = Static<typeof NewDedicatedImportBodySchema>;
+
+/**
+ * POST /api/modpacks/upload/finalize takes either finalize: a group's fields (groupName...) or
+ * a dedicated service's (name, port...); the handler tells them apart (finalize-params.ts).
+ */
+export const AnyFinalizeBodySchema = Type.Object({
+  uploadId,
+  groupName: Type.Optional(groupTargetFields.groupName),
+  type: groupTargetFields.type,
+  minInstances: groupTargetFields.minInstances,
+  maxInstances: groupTargetFields.maxInstances,
+  modloaderVersion: runtimeFields.modloaderVersion,
+  name: Type.Optional(dedicatedTargetFields.name),
+  port: Type.Optional(dedicatedTargetFields.port),
+  proxyEnabled: dedicatedTargetFields.proxyEnabled,
+  memory: groupTargetFields.memory,
+  software: runtimeFields.software,
+  version: runtimeFields.version,
+});
+export type AnyFinalizeBody = Static<typeof AnyFinalizeBodySchema>;
+
 export const DedicatedImportBodySchema = Type.Object({
   ...projectFields,
   replaceMods: Type.Optional(Type.Boolean({ description: 'empty mods/ before the pack is laid in (default true: a pack’s mods must match each other)' })),
@@ -101,6 +148,9 @@ export const ImportResultSchema = Type.Object({
   success: Type.Literal(true),
   message: Type.String(),
   jobId: Type.String(),
+  groupName: Type.String({ description: 'the group (or the dedicated service) the pack went into' }),
+  filesDownloaded: Type.Integer({ description: 'files fetched from the pack host (files.downloaded)' }),
+  filesFailed: Type.Integer({ description: 'always 0: a download that fails fails the whole import, and nothing is left' }),
   pack: Type.Object({
     source: Type.Union([PackSourceSchema, Type.Literal('upload')]),
     kind: Type.Union([Type.Literal('mrpack'), Type.Literal('curseforge'), Type.Literal('server')]),

@@ -26,17 +26,19 @@ import {
   JOB_RETENTION_MS,
   MAX_CHUNK_BYTES,
   MAX_PACK_BYTES,
+  RESOLVE_INSPECT_MS,
   UPLOAD_TTL_MS,
   type ArchiveLimits,
 } from './limits';
-import type { Accepted, DedicatedFinalizeBody, DedicatedImportBody, FinalizeBody, ImportBody, ImportResult, ResolveAnswer, ResolveBody } from './model';
+import { PackLookup } from './lookup';
+import type { Accepted, DedicatedFinalizeBody, DedicatedImportBody, FinalizeBody, ImportBody, ImportResult, NewDedicatedImportBody, ResolveAnswer, ResolveBody } from './model';
 import { ModrinthSource } from './modrinth-source';
 import { FORMAT_DOWNLOAD_HOSTS, hostOf } from './mrpack';
-import { packRefOf } from './pack-ref';
+import { packRefOfImport, type NamedPack } from './pack-ref';
 import { preparePack, type PreparedPack } from './prepare';
 import { diskError, receiveToFile } from './receive-body';
 import type { RuntimeOverrides } from './runtime';
-import type { PackSource, PackSourceName } from './source';
+import type { PackSourceName } from './source';
 
 export interface ModpacksDeps {
   config: Config;
@@ -71,11 +73,15 @@ const MAX_SKIPPED_LISTED = 500;
  */
 export class Modpacks {
   readonly uploads: ChunkedUploads;
-  /** Tests shorten the time an import is waited for before 202, and the archive limits. */
-  readonly tuning: { answerWithinMs: number; limits: ArchiveLimits } = { answerWithinMs: ANSWER_WITHIN_MS, limits: { ...DEFAULT_ARCHIVE_LIMITS } };
+  /** Tests shorten the time an import is waited for before 202, a look-up reads its pack, and the archive limits. */
+  readonly tuning: { answerWithinMs: number; resolveWithinMs: number; limits: ArchiveLimits } = {
+    answerWithinMs: ANSWER_WITHIN_MS,
+    resolveWithinMs: RESOLVE_INSPECT_MS,
+    limits: { ...DEFAULT_ARCHIVE_LIMITS },
+  };
   private readonly jobs: ImportJobs<ImportResult>;
-  private readonly modrinth: ModrinthSource;
   private readonly curseforge: CurseForgeSource;
+  private readonly lookup: PackLookup;
   private readonly workDir: string;
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
@@ -85,11 +91,18 @@ export class Modpacks {
     const ttlMs = deps.uploadTtlMs ?? UPLOAD_TTL_MS;
     this.uploads = new ChunkedUploads({ dir: join(paths.data, 'modpacks', 'uploads'), ttlMs, maxBytes: MAX_PACK_BYTES, maxChunkBytes: MAX_CHUNK_BYTES });
     this.jobs = new ImportJobs(JOB_RETENTION_MS, (error, view) => log.error({ err: error, job: view.jobId }, `modpack import for ${view.target} ${view.name} failed unexpectedly`));
-    this.modrinth = new ModrinthSource(() => config.software.modrinth_url);
     this.curseforge = new CurseForgeSource(
       () => config.software.curseforge_url,
       () => config.packhost.api_key,
     );
+    this.lookup = new PackLookup({
+      modrinth: new ModrinthSource(() => config.software.modrinth_url),
+      curseforge: this.curseforge,
+      workDir: this.workDir,
+      downloadTimeoutMs: () => config.software.download_timeout * 1000,
+      allowedHosts: () => this.allowedHosts(),
+      limits: () => this.tuning.limits,
+    });
   }
 
   /** Clears what an earlier run left (uploads do not survive a restart; half-built stages are removed) and starts expiring idle uploads. */
@@ -123,22 +136,9 @@ export class Modpacks {
   // ---------------------------------------------------------------------------------------
   // Look-ups
 
-  async resolve(body: ResolveBody): Promise<ResolveAnswer> {
-    const ref = packRefOf(body);
-    const project = await this.sourceOf(ref.source).project(ref.project);
-    const chosen = ref.version === undefined ? project.versions[0] : project.versions.find((v) => v.id === ref.version || v.name === ref.version);
-    if (ref.version !== undefined && !chosen) throw new ApiError('MODPACK_NOT_FOUND', `${project.name} has no version "${ref.version}"`);
-    return {
-      success: true,
-      source: project.source,
-      projectId: project.projectId,
-      slug: project.slug,
-      name: project.name,
-      summary: project.summary,
-      gameVersion: chosen?.gameVersions[0] ?? null,
-      loader: chosen?.loaders[0] ?? null,
-      versions: project.versions.slice(0, 50),
-    };
+  /** POST /api/modpacks/resolve: the host's listing, and the chosen version's pack file read when time allows (see PackLookup). */
+  resolve(body: ResolveBody): Promise<ResolveAnswer> {
+    return this.lookup.resolve(body, this.tuning.resolveWithinMs);
   }
 
   job(id: string): JobView<ImportResult> {
@@ -152,16 +152,26 @@ export class Modpacks {
 
   /** POST /api/modpacks/import: a pack from a host into a new group. */
   async importToGroup(body: ImportBody, actor: Actor): Promise<ImportAnswer> {
+    const ref = packRefOfImport(body);
     const target: Target = { kind: 'group', group: body };
     this.checkTarget(target);
-    return this.startSourceJob(body, target, actor);
+    return this.startSourceJob(ref, target, actor);
+  }
+
+  /** POST /api/dedicated/modpack/import: a pack from a host into a new dedicated service. */
+  async importToNewDedicated(body: NewDedicatedImportBody, actor: Actor): Promise<ImportAnswer> {
+    const ref = packRefOfImport(body);
+    const target: Target = { kind: 'dedicated', dedicated: { name: body.name, port: body.port, memory: body.memory, proxyEnabled: body.proxyEnabled } };
+    this.checkTarget(target);
+    return this.startSourceJob(ref, target, actor);
   }
 
   /** POST /api/dedicated/{name}/modpack/import: a pack from a host into an existing dedicated directory. */
   async importToDedicated(name: string, body: DedicatedImportBody, actor: Actor): Promise<ImportAnswer> {
+    const ref = packRefOfImport(body);
     const target: Target = { kind: 'dedicated-update', name, replaceMods: body.replaceMods ?? true };
     this.checkTarget(target);
-    return this.startSourceJob(body, target, actor);
+    return this.startSourceJob(ref, target, actor);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -183,8 +193,9 @@ export class Modpacks {
     return this.startArchiveJob(prepared, target, 'upload', actor, () => rm(path, { force: true }));
   }
 
-  async startUpload(target: UploadTarget, filename: string, expectedBytes: number | null): Promise<UploadView> {
-    return this.uploads.init(target, filename, expectedBytes);
+  /** A chunked upload for `target`, or (null) for whichever finalize claims it. */
+  async startUpload(target: UploadTarget | null, filename: string, expectedBytes: number | null, expectedChunks: number | null = null): Promise<UploadView> {
+    return this.uploads.init(target, filename, expectedBytes, expectedChunks);
   }
 
   /** Finalizes a chunked upload; the upload is kept (to finalize again) when the pack or the parameters are refused. */
@@ -204,10 +215,6 @@ export class Modpacks {
   }
 
   // ---------------------------------------------------------------------------------------
-
-  private sourceOf(name: PackSourceName): PackSource {
-    return name === 'modrinth' ? this.modrinth : this.curseforge;
-  }
 
   /** Refusals that need no pack: a taken name, an unknown or running service, an import of the same name under way. */
   private checkTarget(target: Target): void {
@@ -244,23 +251,20 @@ export class Modpacks {
     return hosts;
   }
 
-  private async startSourceJob(body: ImportBody | DedicatedImportBody, target: Target, actor: Actor): Promise<ImportAnswer> {
-    const project = body.projectId ?? body.slug;
-    if (!project) throw new ApiError('VALIDATION_FAILED', 'body needs "projectId" or "slug"');
-    const source = this.sourceOf(body.source);
-    if (body.source === 'curseforge') this.curseforge.requireKey();
+  private async startSourceJob(ref: NamedPack, target: Target, actor: Actor): Promise<ImportAnswer> {
+    if (ref.source === 'curseforge') this.curseforge.requireKey();
     const view = this.jobs.start(target.kind, nameOf(target), async ({ jobId, signal }) => {
       const work = join(this.workDir, jobId);
       await mkdir(work, { recursive: true });
       try {
-        const found = await source.project(project, signal);
-        const { file } = await source.packFile(found, body.versionId, signal);
+        const found = await this.lookup.findProject(ref, signal);
+        const { file } = await this.lookup.sourceOf(found.source).packFile(found, ref.version, signal);
         const packPath = join(work, 'pack.zip');
         await download(file, packPath, { timeoutMs: this.deps.config.software.download_timeout * 1000, maxBytes: MAX_PACK_BYTES, signal }).catch((error: unknown) => {
           throw diskError(error);
         });
         const prepared = await this.prepare(packPath, target, {});
-        return await this.build(jobId, prepared, target, body.source, actor, signal);
+        return await this.build(jobId, prepared, target, found.source, actor, signal);
       } finally {
         await rm(work, { recursive: true, force: true });
       }
@@ -310,6 +314,9 @@ export class Modpacks {
       const base = {
         success: true as const,
         jobId,
+        groupName: nameOf(target),
+        filesDownloaded: report.downloaded,
+        filesFailed: 0,
         pack: { source: origin, kind: facts.kind, name: facts.name, version: facts.version, gameVersion: runtime.version, software: runtime.software, loaderVersion: runtime.modloaderVersion },
         files: { downloaded: report.downloaded, downloadedBytes: report.downloadedBytes, extracted: report.extracted, skipped: report.skipped.slice(0, MAX_SKIPPED_LISTED) },
       };

@@ -1,23 +1,28 @@
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { DedicatedSchema } from '../../core/dedicated/model';
 import { GROUP_FIELDS } from '../../core/groups/model';
 import { UPLOAD_ID_PATTERN } from '../../core/modpacks/chunked-uploads';
+import { finalizeChoiceOf } from '../../core/modpacks/finalize-params';
 import { MAX_CHUNK_BYTES, MAX_PACK_BYTES, RECOMMENDED_CHUNK_BYTES } from '../../core/modpacks/limits';
 import {
   AcceptedSchema,
+  AnyFinalizeBodySchema,
   ChunkAcceptedSchema,
   DedicatedFinalizeBodySchema,
   DedicatedImportBodySchema,
-  FinalizeBodySchema,
   ImportBodySchema,
   ImportResultSchema,
   JobViewSchema,
+  NewDedicatedImportBodySchema,
   ResolveAnswerSchema,
   ResolveBodySchema,
   UploadStartedSchema,
+  type AnyFinalizeBody,
 } from '../../core/modpacks/model';
 import type { ImportAnswer } from '../../core/modpacks/modpacks';
+import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute, type RouteContext } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { SERVER_BODY_CEILING } from '../server';
@@ -33,6 +38,8 @@ const G = GROUP_FIELDS;
 
 // Query parameters of the raw-body routes (the body is the pack itself, so parameters ride in the URL).
 const Filename = t.String({ minLength: 1, maxLength: 255, description: 'the uploaded file name (.mrpack or .zip), for messages; the content decides what it is' });
+/** The dashboard spells the file name `fileName`; either is taken. */
+const fileNames = { filename: t.Optional(Filename), fileName: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'the same as filename (the dashboard spells it so)' })) };
 const Modded = t.Union([t.Literal('FABRIC'), t.Literal('FORGE'), t.Literal('NEOFORGE')], { description: 'overrides the loader the pack names; required for a server pack that shows none' });
 const Version = t.String({ pattern: G.version.schema.pattern, maxLength: 32, description: 'Minecraft version; overrides the pack' });
 const Flag = (description: string) => t.Union([t.Literal('true'), t.Literal('false')], { description });
@@ -46,24 +53,39 @@ const groupQuery = {
   version: t.Optional(Version),
   modloaderVersion: t.Optional(t.String({ maxLength: 64 })),
 };
-const GroupUploadQuery = t.Object({ filename: Filename, ...groupQuery });
-const DedicatedUploadQuery = t.Object({
-  filename: Filename,
+const GroupUploadQuery = t.Object({ ...fileNames, ...groupQuery });
+const dedicatedQuery = {
   name: t.String({ pattern: DedicatedSchema.properties.name.pattern, description: 'the new dedicated service' }),
   port: t.Integer({ minimum: 1, maximum: 65_535 }),
   memory: t.Optional(t.String({ pattern: G.memory.schema.pattern, description: 'heap; default 4G' })),
   proxyEnabled: t.Optional(Flag('listed in the proxies (default true)')),
   software: t.Optional(Modded),
   version: t.Optional(Version),
-});
+};
+const DedicatedUploadQuery = t.Object({ ...fileNames, ...dedicatedQuery });
 const IntoQuery = t.Object({
-  filename: t.Optional(Filename),
+  ...fileNames,
   replaceMods: t.Optional(Flag('empty mods/ before the pack is laid in (default true)')),
 });
 const InitQuery = t.Object({
-  target: t.Optional(t.Union([t.Literal('group'), t.Literal('dedicated')], { description: 'what finalize makes: a group (default) or a dedicated service' })),
-  filename: t.Optional(Filename),
+  target: t.Optional(
+    t.Union([t.Literal('group'), t.Literal('dedicated')], {
+      description: 'what finalize makes: a group or a dedicated service. Left out: the upload shows "group" and either finalize may take it (the dashboard names no target)',
+    }),
+  ),
+  ...fileNames,
   size: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PACK_BYTES, description: 'total bytes, when known: finalize then insists on exactly this many' })),
+  totalChunks: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, description: 'chunks to come, when known: no chunk past it is taken, and finalize insists on all of them' })),
+});
+/** Finalize's parameters in the query, with no body (the dashboard's HTTPS path): both kinds, told apart by finalizeChoiceOf. */
+const FinalizeQuery = t.Object({
+  ...fileNames,
+  ...groupQuery,
+  ...dedicatedQuery,
+  uploadId: t.Optional(t.String({ pattern: UPLOAD_ID_PATTERN, description: 'from init; required' })),
+  groupName: t.Optional(groupQuery.groupName),
+  name: t.Optional(dedicatedQuery.name),
+  port: t.Optional(dedicatedQuery.port),
 });
 const ChunkQuery = t.Object({
   uploadId: t.String({ pattern: UPLOAD_ID_PATTERN }),
@@ -93,7 +115,11 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/modpacks/resolve',
       auth: 'admin',
       tag: 'modpacks',
-      summary: 'Look a pack up by page URL or id (JSON body {url} or {id, source?}): name, versions (newest first), game version and loader; MODPACK_NOT_FOUND when the host does not know it',
+      summary:
+        'Look a pack up (JSON body {url} or {id, source?: "modrinth" | "curseforge"}, or the dashboard\'s {source: slug | page URL | curseforge:slug | CurseForge id}): ' +
+        'name, versions (newest first), and the dashboard\'s fields version, mcVersion, modloader, modloaderVersion, totalFiles, serverFiles and source (MODRINTH | CURSEFORGE_API | SERVER_PACK), ' +
+        'read from the pack file itself (downloaded and hash-checked) when it can be within a few seconds, else from the host listing (inspected false, counts null, note says why). ' +
+        'MODPACK_NOT_FOUND when the host does not know it; MODPACK_INVALID when the pack cannot be imported',
       body: ResolveBodySchema,
       response: { 200: ResolveAnswerSchema, 400: Err, 404: Err, 409: Err, 502: Err },
       handler: ({ body }) => modpacks.resolve(body),
@@ -104,7 +130,8 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'modpacks',
       summary:
-        'Import a pack from Modrinth or CurseForge into a new group (JSON body): mods (server-side only) and overrides in templates/<groupName>, every download hash-checked, software and version from the pack. 201 when done, 202 with a job while it runs',
+        'Import a pack from Modrinth or CurseForge into a new group (JSON body: source "modrinth" | "curseforge" with projectId or slug, or source the pack itself as the dashboard sends it; versionId, groupName, type, memory, minInstances, maxInstances): ' +
+        'mods (server-side only) and overrides in templates/<groupName>, every download hash-checked, software and version from the pack. 201 when done (with groupName, filesDownloaded, filesFailed), 202 with a job while it runs',
       body: ImportBodySchema,
       response: { ...Created, ...IMPORT_ERRORS },
       handler: async (ctx) => send(ctx, await modpacks.importToGroup(ctx.body, ctx.actor)),
@@ -115,13 +142,14 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'modpacks',
       summary:
-        'One-shot upload into a new group: the raw body is the pack (.mrpack, CurseForge zip or server-pack zip), parameters in the query (filename, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack)',
+        'One-shot upload into a new group: the raw body is the pack (.mrpack, CurseForge zip or server-pack zip), parameters in the query (filename or fileName, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack)',
       query: GroupUploadQuery,
       bodyLimit: SERVER_BODY_CEILING,
       rawBody: RAW,
       response: { ...Created, ...UPLOAD_ERRORS },
       handler: async (ctx) => {
         const { query } = ctx;
+        requireFilename(query);
         const target = { kind: 'group' as const, group: query };
         return send(ctx, await modpacks.upload(ctx.request, target, { software: query.software, version: query.version, modloaderVersion: query.modloaderVersion }, ctx.actor));
       },
@@ -131,11 +159,13 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/modpacks/upload/init',
       auth: 'admin',
       tag: 'modpacks',
-      summary: `Start a chunked upload (query target=group|dedicated, default group; filename, size optional): returns uploadId. Send ${RECOMMENDED_CHUNK_BYTES / 1024 / 1024} MiB chunks; an upload idle for an hour is removed`,
+      summary:
+        `Start a chunked upload (query target=group|dedicated; filename or fileName, size and totalChunks optional): returns uploadId. Without target either finalize may take it. ` +
+        `Send ${RECOMMENDED_CHUNK_BYTES / 1024 / 1024} MiB chunks; an upload idle for an hour is removed`,
       query: InitQuery,
       response: { 201: UploadStartedSchema, 400: Err, 413: Err, 507: Err },
       handler: async ({ query, set }) => {
-        const view = await modpacks.startUpload(query.target ?? 'group', query.filename ?? 'modpack.zip', query.size ?? null);
+        const view = await modpacks.startUpload(query.target ?? null, query.filename ?? query.fileName ?? 'modpack.zip', query.size ?? null, query.totalChunks ?? null);
         set.status = 201;
         return { success: true as const, uploadId: view.uploadId, target: view.target, chunkBytes: RECOMMENDED_CHUNK_BYTES, maxChunkBytes: MAX_CHUNK_BYTES, maxBytes: MAX_PACK_BYTES, expiresAt: view.expiresAt };
       },
@@ -163,10 +193,18 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'modpacks',
       summary:
-        'Commit a chunked "group" upload into a new group (JSON body: uploadId, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack). A "dedicated" upload is refused with 400 CHUNKED_UPLOAD_INVALID; a refused finalize keeps the upload',
-      body: FinalizeBodySchema,
+        'Commit a chunked upload. Parameters in a JSON body, or with no body in the query (the dashboard\'s form). With groupName: into a new group (uploadId, groupName, type, memory, minInstances, maxInstances; ' +
+        'software/version/modloaderVersion override the pack). With name instead: into a new dedicated service, as POST /api/dedicated/modpack/upload/finalize (uploadId, name, port, memory, proxyEnabled; software/version), ' +
+        'which the dashboard\'s dedicated page sends here. An upload started for the other target is refused with 400 CHUNKED_UPLOAD_INVALID; a refused finalize keeps the upload',
+      query: FinalizeQuery,
+      body: t.Optional(AnyFinalizeBodySchema),
       response: { ...Created, ...IMPORT_ERRORS },
-      handler: async (ctx) => send(ctx, await modpacks.finalize(ctx.body, { kind: 'group', group: ctx.body }, ctx.actor)),
+      handler: async (ctx) => {
+        const { query, body } = ctx;
+        const choice = body === undefined ? finalizeChoiceOf(fromQuery(query), 'query parameter') : finalizeChoiceOf(body, 'body field');
+        const target = choice.kind === 'group' ? { kind: 'group' as const, group: choice.params } : { kind: 'dedicated' as const, dedicated: choice.params };
+        return send(ctx, await modpacks.finalize(choice.params, target, ctx.actor));
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -184,16 +222,29 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/dedicated/modpack/upload',
       auth: 'admin',
       tag: 'modpacks',
-      summary: 'One-shot upload into a new dedicated service: the raw body is the pack, parameters in the query (filename, name, port, memory, proxyEnabled; software/version override the pack)',
+      summary: 'One-shot upload into a new dedicated service: the raw body is the pack, parameters in the query (filename or fileName, name, port, memory, proxyEnabled; software/version override the pack)',
       query: DedicatedUploadQuery,
       bodyLimit: SERVER_BODY_CEILING,
       rawBody: RAW,
       response: { ...Created, ...UPLOAD_ERRORS },
       handler: async (ctx) => {
         const { query } = ctx;
+        requireFilename(query);
         const dedicated = { name: query.name, port: query.port, memory: query.memory, proxyEnabled: query.proxyEnabled === undefined ? undefined : query.proxyEnabled === 'true' };
         return send(ctx, await modpacks.upload(ctx.request, { kind: 'dedicated', dedicated }, { software: query.software, version: query.version }, ctx.actor));
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/dedicated/modpack/import',
+      auth: 'admin',
+      tag: 'modpacks',
+      summary:
+        'Import a pack from Modrinth or CurseForge into a new dedicated service (JSON body: source, as for POST /api/modpacks/import; versionId; name, port, memory, proxyEnabled): ' +
+        'its own directory, every download hash-checked, software and version from the pack. 201 when done (with groupName = the service, filesDownloaded, filesFailed), 202 with a job while it runs',
+      body: NewDedicatedImportBodySchema,
+      response: { ...Created, ...IMPORT_ERRORS },
+      handler: async (ctx) => send(ctx, await modpacks.importToNewDedicated(ctx.body, ctx.actor)),
     }),
     defineRoute({
       method: 'POST',
@@ -201,7 +252,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'admin',
       tag: 'modpacks',
       summary:
-        'Import a pack from Modrinth or CurseForge into an existing, stopped dedicated service (JSON body: source, projectId or slug, versionId, replaceMods): files replaced, worlds kept, software and version taken from the pack',
+        'Import a pack from Modrinth or CurseForge into an existing, stopped dedicated service (JSON body: source with projectId or slug, or source the pack itself; versionId, replaceMods): files replaced, worlds kept, software and version taken from the pack',
       params: NameParams,
       body: DedicatedImportBodySchema,
       response: { ...Updated, ...IMPORT_ERRORS },
@@ -212,7 +263,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/dedicated/:name/modpack/upload',
       auth: 'admin',
       tag: 'modpacks',
-      summary: 'Upload a pack (raw body; usually a server-pack zip) into an existing, stopped dedicated service; query filename, replaceMods',
+      summary: 'Upload a pack (raw body; usually a server-pack zip) into an existing, stopped dedicated service; query filename (or fileName), replaceMods',
       params: NameParams,
       query: IntoQuery,
       bodyLimit: SERVER_BODY_CEILING,
@@ -234,4 +285,16 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       handler: ({ params }) => modpacks.job(params.id),
     }),
   ];
+}
+
+/** The one-shot uploads name the file `filename` (ours) or `fileName` (the dashboard's); one is required, checked before the body is read. */
+function requireFilename(query: { filename?: string; fileName?: string }): void {
+  if (query.filename === undefined && query.fileName === undefined) throw new ApiError('VALIDATION_FAILED', 'query parameter "filename" (or "fileName") is required');
+}
+
+/** Finalize's query as its body would be: the flag as a boolean, the file name dropped (it is for messages). */
+function fromQuery(query: Static<typeof FinalizeQuery>): AnyFinalizeBody {
+  const { filename: _f, fileName: _n, uploadId, proxyEnabled, ...rest } = query;
+  if (uploadId === undefined) throw new ApiError('VALIDATION_FAILED', 'query parameter "uploadId" is required (or send the parameters as a JSON body)');
+  return { ...rest, uploadId, proxyEnabled: proxyEnabled === undefined ? undefined : proxyEnabled === 'true' };
 }

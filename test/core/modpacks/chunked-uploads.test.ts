@@ -104,6 +104,21 @@ describe('ChunkedUploads', () => {
     expect(await code(u.append(uploadId, 2, body('e')))).toBe('404 CHUNKED_UPLOAD_NOT_FOUND');
   });
 
+  test('without a target either finalize may claim it (shown as group); announced chunks are held to', async () => {
+    const u = uploads('untargeted');
+    const started = await u.init(null, 'p.zip', null, 2);
+    expect(started.target).toBe('group');
+    await u.append(started.uploadId, 0, body('ab'));
+    expect(await code(() => u.claim(started.uploadId, 'dedicated'))).toBe('400 CHUNKED_UPLOAD_INVALID'); // 1 of 2 chunks
+    expect(await code(u.append(started.uploadId, 2, body('x')))).toBe('400 CHUNKED_UPLOAD_INVALID'); // past the 2 announced
+    await u.append(started.uploadId, 1, body('cd'));
+    expect(await code(u.append(started.uploadId, 2, body('x')))).toBe('400 CHUNKED_UPLOAD_INVALID');
+    const claimed = u.claim(started.uploadId, 'dedicated');
+    expect(contents(claimed.parts)).toBe('abcd');
+    claimed.release();
+    expect(contents(u.claim(started.uploadId, 'group').parts)).toBe('abcd');
+  });
+
   test('an upload idle for the TTL is removed with its file; a recently active one stays', async () => {
     const u = uploads('expiry');
     const idle = await u.init('group', 'a.zip', null);
