@@ -1,25 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { expectErrorBody, readJson, startController, waitFor, type TestController } from '../support/controller';
+import { fakePaperGroup } from '../fixtures/fake-paper-group';
 
 /**
  * The dashboard's network figures end to end: real fake-paper processes, player counts the
  * SDK reports, a real crash. The 10 s sampler is not waited for: tests take samples through
- * the kernel, as the controller's timer does.
+ * the kernel, as the controller's timer does. Groups have room for the counts reported.
  */
-const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
-const fakeGroup = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  software: 'CUSTOM',
-  version: '1.21.1',
-  jarName: 'server.jar',
-  startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'],
-  minInstances: 0,
-  maxInstances: 2,
-  maxPlayers: 20,
-  ...extra,
-});
+const fakeGroup = (name: string, extra: Record<string, unknown> = {}) => fakePaperGroup(name, { minInstances: 0, maxInstances: 2, maxPlayers: 20, ...extra });
 
 let c: TestController;
 let restarted: TestController | undefined;

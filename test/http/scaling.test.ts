@@ -1,21 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
 import { expectErrorBody, readJson, startController, waitFor, type TestController } from '../support/controller';
+import { fakePaperGroup } from '../fixtures/fake-paper-group';
 
 /**
  * The scaling engine end to end: real fake-paper processes, player counts moved by the proxy
  * bridge's events and read back with Server List Ping, decisions carried out as starts and
  * draining stops. Ticks and cooldowns are shortened; the rule itself is the real one.
  */
-const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
-const fakeGroup = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  software: 'CUSTOM',
-  version: '1.21.1',
-  jarName: 'server.jar',
-  startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}'],
-  ...extra,
-});
+const fakeGroup = fakePaperGroup;
 
 let c: TestController;
 const events: { type: string; data: Record<string, string> }[] = [];
