@@ -498,8 +498,9 @@ describe('the dashboard', () => {
     });
 
     const search = await dashboard.get('/api/plugins/search?q=worldedit');
-    c.status('GET /api/plugins/search?q=worldedit (upstreams offline)', search, 200);
-    c.equal('GET /api/plugins/search?q=worldedit (upstreams offline): results', field(search.json, 'results'), []);
+    // Every repository offline: an error the dashboard toasts, not an empty list it would read as "no such plugin".
+    c.status('GET /api/plugins/search?q=worldedit (upstreams offline)', search, 503);
+    c.equal('GET /api/plugins/search?q=worldedit (upstreams offline): error', field(search.json, 'error'), 'SERVICE_UNAVAILABLE');
 
     // stress/page.tsx: nothing picked omits group; "All groups" sends a space.
     const stress = async (label: string, body: Record<string, unknown>, group: string | null) => {

@@ -8,6 +8,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { SignJWT } from 'jose';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
+import { fakeHangar } from '../fixtures/upstream/hangar';
+import { fakeModrinth } from '../fixtures/upstream/modrinth';
 
 type Level = 'public' | 'cluster' | 'service' | 'admin';
 const LEVELS: readonly Level[] = ['public', 'cluster', 'service', 'admin'];
@@ -92,8 +94,16 @@ function expectedSocket(level: Level, credential: CredentialName): boolean {
 // ---------------------------------------------------------------------------------------------
 // One controller for the whole file; the document is read before tests are declared.
 
-const ctl: TestController = await startController();
-afterAll(() => ctl.stop());
+// Empty plugin repositories: a search with both unreachable is a documented 503, which this
+// matrix would count as a server error; with them it answers an empty list.
+const modrinth = fakeModrinth([]);
+const hangar = fakeHangar([]);
+const ctl: TestController = await startController({ software: { modrinth_url: modrinth.url, hangar_url: hangar.url } });
+afterAll(async () => {
+  await ctl.stop();
+  modrinth.close();
+  hangar.close();
+});
 
 const auth = ctl.controller.kernel.auth;
 const tokens: Record<CredentialName, string | null> = {

@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Upstreams } from '../software/upstream/upstreams';
 import { HANGAR } from '../software/upstream/hangar';
@@ -38,8 +39,9 @@ export interface PluginQuery {
 /**
  * Searches Modrinth (project type plugin, the game version, the platform's loaders) and Hangar
  * (the platform and game version) at once. A repository that cannot be asked is reported in
- * `unavailable` (upstream, URL, reason) beside the other's results, also when both are down:
- * the search itself worked, and a dashboard shows one answer shape either way.
+ * `unavailable` (upstream, URL, reason) beside the other's results. When neither can be asked
+ * the search fails with SERVICE_UNAVAILABLE naming both: an empty list would read as "no such
+ * plugin" (the dashboard shows only `results`), which is not what happened.
  */
 export async function searchPlugins(up: Upstreams, query: PluginQuery): Promise<PluginSearchResult> {
   const [modrinth, hangar] = await Promise.allSettled([
@@ -70,6 +72,9 @@ export async function searchPlugins(up: Upstreams, query: PluginQuery): Promise<
     }
   } else {
     unavailable.push({ source: 'hangar', message: messageOf(hangar.reason, HANGAR) });
+  }
+  if (unavailable.length === 2) {
+    throw new ApiError('SERVICE_UNAVAILABLE', `no plugin repository could be searched: ${unavailable.map((u) => u.message).join('; ')}`);
   }
   const results = interleave(fromModrinth, fromHangar);
   return { results, total: results.length, unavailable };

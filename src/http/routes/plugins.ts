@@ -19,14 +19,14 @@ export function pluginRoutes(software: SoftwareServices): AnyRoute[] {
       path: '/api/plugins/search',
       auth: 'admin',
       tag: 'plugins',
-      summary: 'Search Modrinth and Hangar for plugins (for a Minecraft version and platform); a repository that cannot be reached is listed in `unavailable`, the others still answer',
+      summary: 'Search Modrinth and Hangar for plugins (for a Minecraft version and platform); a repository that cannot be reached is listed in `unavailable` while the other answers; 503 SERVICE_UNAVAILABLE naming both when neither can be reached',
       query: t.Object({
         q: t.Optional(t.String({ maxLength: 100, description: 'search words; empty lists popular plugins' })),
         mcVersion: t.Optional(McVersion),
         platform: t.Optional(Platform),
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, description: `per repository, default ${DEFAULT_LIMIT}` })),
       }),
-      response: { 200: PluginSearchResultSchema, 400: ErrorBodySchema },
+      response: { 200: PluginSearchResultSchema, 400: ErrorBodySchema, 503: ErrorBodySchema },
       handler: ({ query }) =>
         software.searchPlugins({ q: query.q ?? '', mcVersion: query.mcVersion, platform: pluginPlatform(query.platform ?? 'paper'), limit: query.limit ?? DEFAULT_LIMIT }),
     }),
