@@ -135,14 +135,18 @@ export async function startController(
   };
 }
 
-/** Waits for a condition with a bounded timeout; never a fixed sleep. */
-export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 5000, what = 'condition' } = {}): Promise<NonNullable<T>> {
+/**
+ * Waits for a condition with a bounded timeout; never a fixed sleep. `intervalMs` spaces the
+ * checks (10 ms by default; longer for a check that is a request and a condition that takes
+ * seconds, so a loaded machine is not flooded).
+ */
+export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 5000, what = 'condition', intervalMs = 10 } = {}): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

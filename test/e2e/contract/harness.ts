@@ -82,19 +82,9 @@ export function field(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-/**
- * Polls `check` every `intervalMs` until it is truthy: for conditions that take seconds (a
- * sampler's period), where waitFor's 10 ms polling would flood a loaded machine with requests.
- */
-export async function eventually<T>(check: () => Promise<T>, { what, timeoutMs, intervalMs = 250 }: { what: string; timeoutMs: number; intervalMs?: number }): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(intervalMs);
-  }
-}
+/** Polls `check` every `intervalMs` (250 by default: conditions that take a sampler's period) until it is truthy. */
+export const eventually = <T>(check: () => Promise<T>, { what, timeoutMs, intervalMs = 250 }: { what: string; timeoutMs: number; intervalMs?: number }): Promise<NonNullable<T>> =>
+  waitFor(check, { what, timeoutMs, intervalMs });
 
 /** The value as a JSON object ({} when it is not one). */
 export const obj = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
