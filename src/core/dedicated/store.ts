@@ -125,11 +125,6 @@ export class DedicatedStore implements DedicatedSource {
     return config;
   }
 
-  /** Replaces a whole config: an update that carries every field. */
-  replace(name: string, config: Dedicated): Dedicated {
-    return this.update(name, config);
-  }
-
   /** Removes the config file only; the directory stays. */
   delete(name: string): void {
     this.require(name);

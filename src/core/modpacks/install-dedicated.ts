@@ -99,6 +99,6 @@ export async function installIntoDedicated(stage: string, name: string, runtime:
     moved++;
   }
   const changed = config.software !== runtime.software || config.version !== runtime.version;
-  const updated = changed ? deps.dedicated.replace(name, { ...config, software: runtime.software, version: runtime.version }) : config;
+  const updated = changed ? deps.dedicated.update(name, { software: runtime.software, version: runtime.version }) : config;
   return { config: updated, moved, skipped, configUpdated: changed };
 }

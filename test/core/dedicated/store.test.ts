@@ -197,7 +197,7 @@ describe('DedicatedStore', () => {
     // CUSTOM launched by its start command: blanking jarName keeps it valid, dropping both is refused.
     expect(store.update('Survival', { software: 'CUSTOM', jarName: '' })).toMatchObject({ software: 'CUSTOM', jarName: '', startCommand: ['./run.sh', '{port}'] });
     expect(apiCode(() => store.update('Survival', { startCommand: [] })).message).toContain('"jarName" is required for CUSTOM');
-    expect(store.replace('Survival', survival)).toEqual(survival);
+    expect(store.update('Survival', survival)).toEqual(survival);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
