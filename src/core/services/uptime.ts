@@ -9,3 +9,8 @@ export function formatUptime(seconds: number): string {
   const minutes = Math.floor((total % 3600) / 60);
   return `${hours}h ${minutes}m ${total % 60}s`;
 }
+
+/** Whole seconds a service has run at `now`, from its start time; never negative (clock skew). */
+export function secondsSince(startedAt: Date, now: number): number {
+  return Math.max(0, Math.floor((now - startedAt.getTime()) / 1000));
+}

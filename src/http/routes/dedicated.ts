@@ -3,7 +3,7 @@ import type { Kernel } from '../../kernel';
 import { DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
-import { formatUptime } from '../../core/services/uptime';
+import { formatUptime, secondsSince } from '../../core/services/uptime';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema, OkSchema } from '../schemas';
@@ -33,7 +33,7 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
   function view(config: Dedicated, now = Date.now()): DedicatedView {
     const record = recordOf(config.name);
     const active = isActive(record);
-    const seconds = active && record.startedAt !== null ? Math.max(0, Math.floor((now - record.startedAt.getTime()) / 1000)) : null;
+    const seconds = active && record.startedAt !== null ? secondsSince(record.startedAt, now) : null;
     return {
       ...config,
       directory: dedicated.directoryOf(config.name),
