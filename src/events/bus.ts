@@ -42,5 +42,7 @@ function flatten(type: EventType, data: Record<string, unknown>): Record<string,
     if (spec && !spec.openKeys && !(key in spec.keys)) continue;
     out[key] = typeof value === 'string' ? value : String(value);
   }
+  // A module event carries its module's id on the wire (the unwrapped module-event envelope).
+  if (spec?.module) out.moduleId ??= spec.module;
   return out;
 }

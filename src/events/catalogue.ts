@@ -108,6 +108,7 @@ export const EVENT_CATALOGUE = {
   RESOURCE_PACK_ASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }),
   RESOURCE_PACK_UNASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }),
   RESOURCE_PACK_STATUS: mod('resourcepacks', { player: R, pack: R, status: R }, 'never'),
+  DISPLAY_UPDATED: mod('display', { group: R }),
   AUTH_MAGIC_LINK_DELIVERY: mod('auth', { uuid: R, player: R, link: R }, 'never'),
 } as const satisfies Record<string, EventSpec>;
 

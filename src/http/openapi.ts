@@ -75,6 +75,7 @@ function operation(route: AnyRoute): Json {
     parameters: [...parameters(route.params, 'path'), ...wildcard(route), ...parameters(route.query, 'query')],
     responses,
   };
+  if (route.permission) op['x-svc-permission'] = route.permission;
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
   // A body declared t.Optional may be left out (its parameters then come from the query).

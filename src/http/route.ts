@@ -26,6 +26,11 @@ interface RouteMeta {
   /** Elysia path syntax: `/api/groups/:name`, `*` for the rest of the path. */
   path: string;
   auth: AuthLevel;
+  /**
+   * The permission node a dashboard session needs here (`svc.dashboard.players.view`); API
+   * tokens pass on their auth level alone. Listed in the OpenAPI document.
+   */
+  permission?: string;
   /** JWT scopes that open this route beyond what its level implies (e.g. `config:read`). */
   scopes?: readonly Scope[];
   summary: string;

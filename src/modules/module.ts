@@ -6,10 +6,16 @@ import type { Logger } from '../log';
 import type { Migration } from '../storage/migrate';
 import type { DoctorSection } from '../core/doctor/model';
 
-/** What a module's dashboard page needs to find it: a title and the pages it adds. */
+/**
+ * What the dashboard needs to show a module: its sidebar entry (title, icon: a lucide icon
+ * name the existing dashboard reads), where its routes live, the tables its generic page
+ * renders (`endpoint` is relative to `apiPrefix`), and the pages it adds.
+ */
 export interface DashboardManifest {
   title: string;
   icon?: string;
+  apiPrefix?: string;
+  sections?: { title: string; type: 'table'; endpoint: string }[];
   pages: { path: string; title: string }[];
 }
 
@@ -41,10 +47,16 @@ export interface SvcModule {
   errors?: Record<string, number>;
   dashboard?: DashboardManifest;
   init?(ctx: ModuleContext): void | Promise<void>;
+  /**
+   * Called once the services the last controller left are known again (after recovery) and
+   * before the API answers: the moment to reconcile state kept across restarts with them.
+   */
+  ready?(ctx: ModuleContext): void | Promise<void>;
   routes?(ctx: ModuleContext): AnyRoute[];
   /** Sections the module adds to the doctor report (after core's); a throwing check is a FAIL. */
   doctorChecks?(ctx: ModuleContext): DoctorSection[];
   /** Console commands the module adds (after init); names must not clash with core's. */
   commands?(ctx: ModuleContext): Command[];
-  stop?(): void | Promise<void>;
+  /** Called at shutdown with the context init had; several controllers may share one module object (tests). */
+  stop?(ctx: ModuleContext): void | Promise<void>;
 }

@@ -10,6 +10,7 @@ import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
 import type { DashboardManifest, ModuleContext, SvcModule } from './module';
+import type { ModuleServices } from './services';
 import type { DoctorSection } from '../core/doctor/model';
 
 export interface ModuleInfo {
@@ -39,6 +40,7 @@ const MODULE_FILE = '.module';
  */
 export class ModuleRegistry {
   private readonly started: { module: SvcModule; ctx: ModuleContext }[] = [];
+  private readonly provided = new Map<keyof ModuleServices, ModuleServices[keyof ModuleServices]>();
   private dir: string | null = null;
 
   constructor(private readonly modules: readonly SvcModule[]) {
@@ -75,6 +77,22 @@ export class ModuleRegistry {
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
       log.info({ version: module.version }, 'module loaded');
     }
+  }
+
+  /** Calls every started module's ready hook, in start order, once services are recovered. */
+  async ready(): Promise<void> {
+    for (const { module, ctx } of this.started) await module.ready?.(ctx);
+  }
+
+  /** Offers a typed service to core and other modules (during init); one provider per key. */
+  provide<K extends keyof ModuleServices>(key: K, service: ModuleServices[K]): void {
+    if (this.provided.has(key)) throw new Error(`module service "${key}" is provided twice`);
+    this.provided.set(key, service);
+  }
+
+  /** The typed service under `key`; undefined when the module that provides it is not loaded. */
+  lookup<K extends keyof ModuleServices>(key: K): ModuleServices[K] | undefined {
+    return this.provided.get(key) as ModuleServices[K] | undefined;
   }
 
   /** The doctor sections of every started module, in start order. */
@@ -144,12 +162,13 @@ export class ModuleRegistry {
   async stop(): Promise<void> {
     for (const { module, ctx } of this.started.reverse()) {
       try {
-        await module.stop?.();
+        await module.stop?.(ctx);
       } catch (error) {
         ctx.log.error({ err: error }, 'module stop failed');
       }
     }
     this.started.length = 0;
+    this.provided.clear();
   }
 }
 

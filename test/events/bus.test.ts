@@ -21,6 +21,18 @@ describe('EventBus', () => {
     expect(event.data).toEqual({ from: 'Lobby-1', to: 'controller', channel: 'stats', tps: '19.9', ok: 'true' });
   });
 
+  test('a module event carries its module id, folded into data', () => {
+    const bus = new EventBus();
+    const seen: SvcEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+    bus.publish('DISPLAY_UPDATED', { group: 'Lobby' });
+    bus.publish('PERMISSION_GROUP_CREATED', { group: 'Admin', moduleId: 'perms' });
+    expect(seen.map((e) => e.data)).toEqual([
+      { group: 'Lobby', moduleId: 'display' },
+      { group: 'Admin', moduleId: 'perms' },
+    ]);
+  });
+
   test('a throwing listener does not stop delivery to the others', () => {
     const bus = new EventBus();
     const got: string[] = [];

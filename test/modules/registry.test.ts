@@ -203,6 +203,33 @@ describe('install and uninstall', () => {
   });
 });
 
+describe('ready hook and typed services', () => {
+  test('ready runs after init, once services are recovered; a provided service is found by key, and gone after stop', async () => {
+    const order: string[] = [];
+    const directory = { online: () => [], onlineByName: () => undefined };
+    const provider: SvcModule = {
+      id: 'provider',
+      name: 'Provider',
+      version: '1',
+      description: 'provides players',
+      init: (ctx) => {
+        order.push(`init:${ctx.kernel.modules.lookup('players') === undefined}`);
+        ctx.kernel.modules.provide('players', directory);
+      },
+      ready: (ctx) => void order.push(`ready:${ctx.kernel.modules.lookup('players') === directory}`),
+    };
+    const c = await startController({ modules: [provider] });
+    try {
+      expect(order).toEqual(['init:true', 'ready:true']);
+      expect(c.controller.kernel.modules.lookup('players')).toBe(directory);
+      expect(() => c.controller.kernel.modules.provide('players', directory)).toThrow('provided twice');
+    } finally {
+      await c.stop();
+    }
+    expect(c.controller.kernel.modules.lookup('players')).toBeUndefined();
+  });
+});
+
 describe('ModuleRegistry validation', () => {
   const base = { name: 'x', version: '1', description: 'x' };
   test('refuses bad and duplicate ids, and the reserved core scope', () => {

@@ -63,6 +63,11 @@ export interface Command {
   subcommands?: readonly Subcommand[];
   /** Hints by argument position (after the command name, or after a subcommand's name). */
   args?: readonly ArgHint[];
+  /**
+   * A module's command that takes over the core command of the same name, which is its
+   * fallback while the module is not installed (the players module's `players`).
+   */
+  replacesCore?: true;
   run(ctx: CommandContext): void | Promise<void>;
 }
 

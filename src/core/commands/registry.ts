@@ -36,6 +36,12 @@ export class CommandRegistry {
   ) {}
 
   register(command: Command): void {
+    const replaced = command.replacesCore ? this.commands.get(command.name) : undefined;
+    if (command.replacesCore && !replaced) throw new Error(`command "${command.name}" replaces a core command that does not exist`);
+    if (replaced) {
+      this.commands.delete(replaced.name);
+      for (const alias of replaced.aliases ?? []) this.byAlias.delete(alias);
+    }
     for (const word of [command.name, ...(command.aliases ?? [])]) {
       if (!NAME.test(word)) throw new Error(`command name "${word}" must match ${NAME}`);
       if (this.commands.has(word) || this.byAlias.has(word)) throw new Error(`command "${word}" is registered twice`);

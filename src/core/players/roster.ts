@@ -75,6 +75,14 @@ export class Roster {
     return [...perService].map(([service, delta]) => ({ service, delta }));
   }
 
+  /**
+   * Puts players back without moving any count: a roster kept elsewhere (the players module's
+   * open sessions) after a controller restart. The service counts came back on their own.
+   */
+  restore(players: readonly OnlinePlayer[]): void {
+    for (const p of players) this.place(p.name, p.uuid, p.service, p.since);
+  }
+
   get(uuid: string): OnlinePlayer | undefined {
     return this.byUuid.get(uuid);
   }

@@ -17,6 +17,7 @@ export function holdsPlayers(service: ServiceRecord): boolean {
  */
 export class PlayerTracker {
   readonly roster: Roster;
+  private readonly clearedListeners = new Set<(proxy: string) => void>();
 
   constructor(
     private readonly deps: { bus: EventBus; registry: ServiceRegistry; log: Logger },
@@ -47,6 +48,12 @@ export class PlayerTracker {
     if (record) record.playerCount = online;
   }
 
+  /** Called when the roster empties because the last proxy is gone (the proxy's name); returns the unsubscribe. */
+  onRosterCleared(listener: (proxy: string) => void): () => void {
+    this.clearedListeners.add(listener);
+    return () => this.clearedListeners.delete(listener);
+  }
+
   /** Players on the network: the larger of what the backends and what the proxies count. */
   networkTotal(): number {
     let backends = 0;
@@ -72,11 +79,14 @@ export class PlayerTracker {
    * (or none ever supervised: an external proxy feeds the bridge) the roster stays.
    */
   private proxyMayBeGone(service: string): void {
-    if (!this.deps.registry.get(service)?.isProxy || this.roster.size === 0) return;
+    if (!this.deps.registry.get(service)?.isProxy) return;
     const stillUp = this.deps.registry.all().some((s) => s.isProxy && s.name !== service && (s.state === 'READY' || s.state === 'STARTING' || s.state === 'DRAINING'));
     if (stillUp) return;
     const dropped = this.roster.size;
-    this.applyCounts(this.roster.clear());
-    this.deps.log.info({ service, players: dropped }, 'the last proxy is gone: its players left the roster');
+    if (dropped > 0) {
+      this.applyCounts(this.roster.clear());
+      this.deps.log.info({ service, players: dropped }, 'the last proxy is gone: its players left the roster');
+    }
+    for (const listener of this.clearedListeners) listener(service);
   }
 }

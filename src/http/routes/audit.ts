@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
+import { clamp } from '../clamp';
 
 const AuditQuery = t.Object({
   limit: t.Optional(t.Integer({ description: 'clamped to 1..500, default 50' })),
@@ -19,7 +20,6 @@ const AuditPage = t.Object({
 });
 
 const MAX_OFFSET = 2 ** 31 - 1;
-const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
 export function auditRoutes(kernel: Kernel): AnyRoute[] {
   return [

@@ -16,7 +16,13 @@ const ModuleSchema = t.Object({
   installed: t.Boolean({ description: 'its module file is present: it loads on the next start' }),
   restartRequired: t.Boolean({ description: 'installed or uninstalled since this start' }),
   dashboard: t.Union([
-    t.Object({ title: t.String(), icon: t.Optional(t.String()), pages: t.Array(t.Object({ path: t.String(), title: t.String() })) }),
+    t.Object({
+      title: t.String(),
+      icon: t.Optional(t.String({ description: 'a lucide icon name; the dashboard reads this for the sidebar entry' })),
+      apiPrefix: t.Optional(t.String({ description: 'where the module routes live, e.g. /api/players' })),
+      sections: t.Optional(t.Array(t.Object({ title: t.String(), type: t.Literal('table'), endpoint: t.String({ description: 'relative to apiPrefix' }) }))),
+      pages: t.Array(t.Object({ path: t.String(), title: t.String() })),
+    }),
     t.Null(),
   ]),
 });

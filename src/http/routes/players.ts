@@ -48,9 +48,18 @@ export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping
       path: '/api/players',
       auth: 'service',
       tag: 'network',
-      summary: 'Who is online: every READY backend pinged in parallel (3 s at most) and merged with the roster; approximate',
+      summary:
+        'Who is online. With the players module: its canonical roster (no backend is pinged, services is empty). Without it: every READY backend pinged in parallel (3 s at most) and merged with the bridge roster; approximate',
       response: { 200: ListingSchema },
       handler: async () => {
+        const directory = kernel.modules.lookup('players');
+        if (directory) {
+          const listed = directory
+            .online()
+            .map((p) => ({ name: p.name, uuid: p.uuid, service: p.service, server: p.service, group: p.group, source: 'roster' as const }))
+            .sort((a, b) => a.name.localeCompare(b.name));
+          return { players: listed, total: listed.length, count: listed.length, online: listed.length, services: [] };
+        }
         const backends = services.all().filter((s) => s.state === 'READY' && !s.isProxy);
         const listing = await listOnlinePlayers(backends, players.roster, ping, {
           observe: (service, online) => players.observe(service, online),

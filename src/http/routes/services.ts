@@ -7,11 +7,11 @@ import type { ServiceManager } from '../../core/services/manager';
 import { ServiceViewSchema, serviceView } from '../../core/services/view';
 import { serviceLogLines } from '../../core/services/log-lines';
 import { defineRoute, type AnyRoute } from '../route';
+import { clamp } from '../clamp';
 
 const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
 const Ok = t.Object({ success: t.Literal(true), message: t.String() });
 const WithService = t.Object({ success: t.Literal(true), message: t.String(), service: ServiceViewSchema });
-const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 /** The custom state as clients read it: null when unset, never ''. */
 const CustomState = t.Union([t.String(), t.Null()]);
 

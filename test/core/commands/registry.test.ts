@@ -55,6 +55,17 @@ describe('CommandRegistry', () => {
     expect(() => r.register(command({ name: 'Bad Name' }))).toThrow('must match');
   });
 
+  test('a module command marked replacesCore takes over the core command and its aliases', () => {
+    const core = command({ name: 'players', aliases: ['pl'] });
+    const r = registry(core);
+    const replacement = { ...command({ name: 'players' }), replacesCore: true as const };
+    r.register(replacement);
+    expect(r.find('players')).toBe(replacement);
+    expect(r.find('pl')).toBeUndefined();
+    expect(r.all()).toHaveLength(1);
+    expect(() => r.register({ ...command({ name: 'nothing-here' }), replacesCore: true })).toThrow('does not exist');
+  });
+
   test('run hands lines over in emission order, across awaits', async () => {
     const r = registry(
       command({
