@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_TEXT } from '../../src/config/load';
 import { startController, expectErrorBody, readJson, waitFor, type TestController } from '../support/controller';
+import { BUILTIN_MODULES } from '../../src/modules/builtin';
 
 let c: TestController;
 beforeAll(async () => {
@@ -250,8 +251,10 @@ describe('GET /api/metrics', () => {
 });
 
 describe('GET /api/modules', () => {
-  test('lists the registry (no modules compiled in yet)', async () => {
-    expect(await readJson(await c.api('/api/modules'))).toEqual({ modules: [] });
+  test('lists every module of the build; a first start installs and loads them all', async () => {
+    const { modules } = await readJson(await c.api('/api/modules'));
+    expect(modules.map((m: { id: string }) => m.id)).toEqual(BUILTIN_MODULES.map((m) => m.id));
+    for (const m of modules) expect(m).toMatchObject({ status: 'active', loaded: true, installed: true, restartRequired: false });
     expect((await c.api('/api/modules', { token: c.service })).status).toBe(403);
   });
 });

@@ -1,0 +1,62 @@
+import { t } from 'elysia';
+import type { Kernel } from '../../kernel';
+import type { ModuleContext, SvcModule } from '../module';
+import { playersCommand } from './commands';
+import { playersModuleRoutes } from './routes';
+import { PlayersRuntime } from './runtime';
+import players0001 from './migrations/0001_players.sql' with { type: 'text' };
+
+/** One runtime per controller: a module object is shared by every controller of a process (tests run several). */
+const runtimes = new WeakMap<Kernel, PlayersRuntime>();
+const runtimeOf = (ctx: ModuleContext) => {
+  const runtime = runtimes.get(ctx.kernel);
+  if (!runtime) throw new Error('the players module was used before its init');
+  return runtime;
+};
+
+const ConfigSchema = t.Object({
+  players: t.Object({
+    history_retention_days: t.Integer({
+      minimum: 0,
+      default: 180,
+      description: 'days a closed session is kept for /api/players/history (playtime totals are kept for good); 0 keeps every session',
+    }),
+  }),
+});
+
+/**
+ * Player sessions and the canonical online roster, fed by the proxy bridge's events: who is
+ * online where, each player's history and playtime, and search over every player seen.
+ */
+export const playersModule: SvcModule = {
+  id: 'players',
+  name: 'Players',
+  version: '1.0.0',
+  description: 'Player sessions, playtime and the online roster, kept across controller restarts',
+  configSchema: ConfigSchema,
+  migrations: [{ version: 1, name: 'players', sql: players0001 }],
+  dashboard: {
+    title: 'Players',
+    icon: 'Users',
+    apiPrefix: '/api/players',
+    sections: [
+      { title: 'Online Players', type: 'table', endpoint: '/online' },
+      { title: 'Statistics', type: 'table', endpoint: '/stats' },
+    ],
+    pages: [{ path: '/modules/players', title: 'Players' }],
+  },
+  init(ctx) {
+    const days = ctx.config.players?.history_retention_days as number;
+    const runtime = new PlayersRuntime(ctx.kernel, ctx.log, { historyRetentionDays: days });
+    runtimes.set(ctx.kernel, runtime);
+    // Core's GET /api/players answers from this roster instead of pinging the backends.
+    ctx.kernel.modules.provide('players', runtime.sessions);
+  },
+  ready: (ctx) => runtimeOf(ctx).ready(),
+  routes: (ctx) => playersModuleRoutes(runtimeOf(ctx).views),
+  commands: (ctx) => [playersCommand(runtimeOf(ctx).views)],
+  stop(ctx) {
+    runtimes.get(ctx.kernel)?.stop();
+    runtimes.delete(ctx.kernel);
+  },
+};

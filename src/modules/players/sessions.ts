@@ -1,0 +1,131 @@
+import type { PlayerDirectory, RosterEntry } from '../services';
+import type { PlayerStore } from './store';
+
+/** An online player: their open session row, mirrored in memory for the roster routes. */
+export interface OpenSession extends RosterEntry {
+  sessionId: number;
+}
+
+/**
+ * The canonical online roster: one open session per online player, written to the module's
+ * tables before anything reads it, so the roster is the open rows and outlives the process.
+ * The bridge's word always wins: a connect elsewhere or a switch moves the player whatever
+ * was recorded before, and a switch of a player nobody saw connect opens a session.
+ */
+export class PlayerSessions implements PlayerDirectory {
+  private readonly byUuid = new Map<string, OpenSession>();
+  /** lower-case name → uuid of the online player holding it. */
+  private readonly uuidByName = new Map<string, string>();
+  private readonly perService = new Map<string, number>();
+
+  constructor(
+    private readonly store: PlayerStore,
+    private readonly groupOf: (service: string) => string,
+  ) {}
+
+  /**
+   * Reads the open rows back after a restart. Two open rows for one player (a crash between
+   * two writes cannot leave that, but an old database might) keep the newest.
+   */
+  load(at: number): OpenSession[] {
+    this.byUuid.clear();
+    this.uuidByName.clear();
+    this.perService.clear();
+    const rows = this.store.openSessions();
+    for (const row of rows) {
+      const older = this.byUuid.get(row.uuid);
+      if (older) this.store.closeSession(older.sessionId, older.uuid, older.connectedAt, Math.min(at, row.connectedAt));
+      this.put({ uuid: row.uuid, name: row.name, service: row.service, group: row.group, connectedAt: row.connectedAt, sessionId: row.id });
+    }
+    return this.online();
+  }
+
+  /** The bridge says the player is on `service` now (a connect or the target of a switch). */
+  arrive(uuid: string, name: string, service: string, at: number): void {
+    this.store.transaction(() => {
+      this.store.upsertPlayer(uuid, name, at);
+      const current = this.byUuid.get(uuid);
+      if (current?.service === service) {
+        // A retried post: the session goes on; a renamed player keeps it under the new name.
+        if (current.name !== name) this.put({ ...current, name });
+        return;
+      }
+      if (current) this.closeOne(current, at);
+      const group = this.groupOf(service);
+      const sessionId = this.store.openSession(uuid, name, service, group, at);
+      this.put({ uuid, name, service, group, connectedAt: at, sessionId });
+    });
+  }
+
+  /** The bridge says the player left the network. */
+  leave(uuid: string, at: number): void {
+    this.store.transaction(() => {
+      const current = this.byUuid.get(uuid);
+      if (current) this.closeOne(current, at);
+      else this.store.touch(uuid, at);
+    });
+  }
+
+  /** Closes every session on `service` (it stopped or crashed) at `at`; how many. */
+  closeService(service: string, at: number): number {
+    return this.closeMany([...this.byUuid.values()].filter((s) => s.service === service), () => at);
+  }
+
+  /** Closes the given sessions, each at its own time; how many were still open. */
+  closeMany(sessions: readonly OpenSession[], at: (session: OpenSession) => number): number {
+    let closed = 0;
+    this.store.transaction(() => {
+      for (const session of sessions) {
+        if (this.byUuid.get(session.uuid)?.sessionId !== session.sessionId) continue;
+        this.closeOne(session, at(session));
+        closed++;
+      }
+    });
+    return closed;
+  }
+
+  online(): OpenSession[] {
+    return [...this.byUuid.values()];
+  }
+
+  get(uuid: string): OpenSession | undefined {
+    return this.byUuid.get(uuid);
+  }
+
+  onlineByName(name: string): OpenSession | undefined {
+    const uuid = this.uuidByName.get(name.toLowerCase());
+    return uuid === undefined ? undefined : this.byUuid.get(uuid);
+  }
+
+  /** Online players per service, services without players left out. */
+  countsByService(): Record<string, number> {
+    return Object.fromEntries(this.perService);
+  }
+
+  get size(): number {
+    return this.byUuid.size;
+  }
+
+  private closeOne(session: OpenSession, at: number): void {
+    this.store.closeSession(session.sessionId, session.uuid, session.connectedAt, at);
+    this.drop(session);
+  }
+
+  private put(session: OpenSession): void {
+    const previous = this.byUuid.get(session.uuid);
+    if (previous) this.drop(previous);
+    // An offline-mode name now held by another uuid: the newest holder owns the name lookup.
+    this.byUuid.set(session.uuid, session);
+    this.uuidByName.set(session.name.toLowerCase(), session.uuid);
+    this.perService.set(session.service, (this.perService.get(session.service) ?? 0) + 1);
+  }
+
+  private drop(session: OpenSession): void {
+    this.byUuid.delete(session.uuid);
+    const lower = session.name.toLowerCase();
+    if (this.uuidByName.get(lower) === session.uuid) this.uuidByName.delete(lower);
+    const left = (this.perService.get(session.service) ?? 1) - 1;
+    if (left > 0) this.perService.set(session.service, left);
+    else this.perService.delete(session.service);
+  }
+}
