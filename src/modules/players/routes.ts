@@ -25,7 +25,8 @@ export function playersModuleRoutes(views: PlayerViews): AnyRoute[] {
       tag: TAG,
       summary: 'The canonical online roster: every open session, as the proxies reported it',
       response: { 200: t.Array(OnlinePlayerSchema) },
-      handler: () => views.online(),
+      // Tens of thousands of players: the answer is serialised once per roster change (views.onlineJson).
+      handler: () => new Response(views.onlineJson(), { headers: { 'content-type': 'application/json' } }),
     }),
     defineRoute({
       method: 'GET',

@@ -4,7 +4,11 @@ import type { PlayerStore } from './store';
 /** An online player: their open session row, mirrored in memory for the roster routes. */
 export interface OpenSession extends RosterEntry {
   sessionId: number;
+  /** connectedAt as ISO-8601, made once: the roster is read far more often than it changes. */
+  connectedAtIso: string;
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The canonical online roster: one open session per online player, written to the module's
@@ -17,6 +21,8 @@ export class PlayerSessions implements PlayerDirectory {
   /** lower-case name → uuid of the online player holding it. */
   private readonly uuidByName = new Map<string, string>();
   private readonly perService = new Map<string, number>();
+  /** Moves on every change of the roster, so readers can cache what they made of it. */
+  version = 0;
 
   constructor(
     private readonly store: PlayerStore,
@@ -35,7 +41,7 @@ export class PlayerSessions implements PlayerDirectory {
     for (const row of rows) {
       const older = this.byUuid.get(row.uuid);
       if (older) this.store.closeSession(older.sessionId, older.uuid, older.connectedAt, Math.min(at, row.connectedAt));
-      this.put({ uuid: row.uuid, name: row.name, service: row.service, group: row.group, connectedAt: row.connectedAt, sessionId: row.id });
+      this.put({ uuid: row.uuid, name: row.name, service: row.service, group: row.group, connectedAt: row.connectedAt, connectedAtIso: iso(row.connectedAt), sessionId: row.id });
     }
     return this.online();
   }
@@ -53,7 +59,7 @@ export class PlayerSessions implements PlayerDirectory {
       if (current) this.closeOne(current, at);
       const group = this.groupOf(service);
       const sessionId = this.store.openSession(uuid, name, service, group, at);
-      this.put({ uuid, name, service, group, connectedAt: at, sessionId });
+      this.put({ uuid, name, service, group, connectedAt: at, connectedAtIso: iso(at), sessionId });
     });
   }
 
@@ -112,6 +118,7 @@ export class PlayerSessions implements PlayerDirectory {
   }
 
   private put(session: OpenSession): void {
+    this.version++;
     const previous = this.byUuid.get(session.uuid);
     if (previous) this.drop(previous);
     // An offline-mode name now held by another uuid: the newest holder owns the name lookup.
@@ -121,6 +128,7 @@ export class PlayerSessions implements PlayerDirectory {
   }
 
   private drop(session: OpenSession): void {
+    this.version++;
     this.byUuid.delete(session.uuid);
     const lower = session.name.toLowerCase();
     if (this.uuidByName.get(lower) === session.uuid) this.uuidByName.delete(lower);

@@ -13,8 +13,16 @@ export class PlayerViews {
     private readonly now: () => number = Date.now,
   ) {}
 
+  private cached: { version: number; json: string } | undefined;
+
   online(): Static<typeof OnlinePlayerSchema>[] {
     return this.sessions.online().map(onlineView);
+  }
+
+  /** The roster as its JSON answer, made again only when the roster changed since the last call. */
+  onlineJson(): string {
+    if (this.cached?.version !== this.sessions.version) this.cached = { version: this.sessions.version, json: JSON.stringify(this.online()) };
+    return this.cached.json;
   }
 
   onlineOne(uuid: string): Static<typeof OnlinePlayerSchema> | undefined {
@@ -67,7 +75,7 @@ export class PlayerViews {
 }
 
 function onlineView(s: OpenSession): Static<typeof OnlinePlayerSchema> {
-  return { uuid: s.uuid, name: s.name, service: s.service, group: s.group, connectedAt: iso(s.connectedAt) };
+  return { uuid: s.uuid, name: s.name, service: s.service, group: s.group, connectedAt: s.connectedAtIso };
 }
 
 function sessionView(row: SessionRow): Static<typeof SessionSchema> {

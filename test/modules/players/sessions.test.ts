@@ -82,6 +82,19 @@ describe('sessions', () => {
     expect(views.info(B)).toBeUndefined();
   });
 
+  test('the serialised roster is made again after every change, never served stale', () => {
+    sessions.arrive(A, 'Alice', 'Lobby-1', now);
+    const first = views.onlineJson();
+    expect(views.onlineJson()).toBe(first);
+    sessions.arrive(B, 'Bob', 'Lobby-1', now);
+    expect(JSON.parse(views.onlineJson()).map((p: { name: string }) => p.name)).toEqual(['Alice', 'Bob']);
+    sessions.arrive(A, 'Alicia', 'Lobby-1', now);
+    expect(JSON.parse(views.onlineJson())[1]).toMatchObject({ name: 'Alicia' });
+    sessions.leave(B, now);
+    sessions.closeService('Lobby-1', now);
+    expect(views.onlineJson()).toBe('[]');
+  });
+
   test('closing a service ends exactly its sessions', () => {
     sessions.arrive(A, 'Alice', 'Lobby-1', now);
     sessions.arrive(B, 'Bob', 'Lobby-2', now);
