@@ -72,6 +72,7 @@ import { BUILTIN_MODULES } from './modules/builtin';
 import { openDatabase, type Database } from './storage/db';
 import { migrate } from './storage/migrate';
 import { CORE_MIGRATIONS } from './storage/core-migrations';
+import { BackgroundCheckpointer } from './storage/checkpointer';
 import { EVENTS_SOCKET, mountEventsSocket } from './ws/events';
 import { CONSOLE_STREAM_SOCKET, mountConsoleStream } from './ws/console-stream';
 import { CliSessionStore } from './core/commands/cli-sessions';
@@ -134,6 +135,8 @@ export class Controller {
     private readonly options: ControllerOptions,
     /** Upstream version lists, server jars and plugins (their routes, and tests). */
     readonly software: SoftwareServices,
+    /** WAL checkpoints of the database, off the event loop; stopped just before it closes. */
+    private readonly checkpoints: BackgroundCheckpointer,
   ) {}
 
   /** Reads config, opens storage and starts serving. Throws ConfigError for operator mistakes. */
@@ -158,8 +161,9 @@ export class Controller {
     if (master.source === 'generated') log.info({ file: master.file }, `master token ${master.token.slice(0, 8)}… (generated; full token in the file)`);
 
     let db: Database | undefined;
+    const dbPath = join(paths.data, `${config.database.name}.db`);
     try {
-      db = openDatabase(join(paths.data, `${config.database.name}.db`));
+      db = openDatabase(dbPath);
       migrate(db, 'core', CORE_MIGRATIONS);
     } catch (error) {
       db?.close();
@@ -300,7 +304,8 @@ export class Controller {
     registerCoreSeries(kernel);
     if (cluster) registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
-    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software);
+    const checkpoints = new BackgroundCheckpointer(db, dbPath, log.child({ area: 'storage' }));
+    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software, checkpoints);
     try {
       await modules.start(kernel);
       controller.startAuditPruning();
@@ -496,6 +501,7 @@ export class Controller {
       this.guard?.stop();
     }
     await kernel.modules.stop();
+    this.checkpoints.stop();
     kernel.db.close();
     kernel.log.info({ reason }, 'controller stopped');
     kernel.log.flush();

@@ -1,0 +1,134 @@
+import type { Database } from 'bun:sqlite';
+import { statSync } from 'node:fs';
+import type { Logger } from '../log';
+
+/** How often the worker copies the WAL back into the database. */
+const INTERVAL_MS = 1000;
+/** Past this WAL size the main connection restarts the WAL after the worker's checkpoint, so it cannot grow without end. */
+const RESTART_ABOVE_BYTES = 32 * 1024 * 1024;
+/** A WAL reset truncates the file back to this. */
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/** When the worker has not finished a checkpoint for this long, the main connection checkpoints itself. */
+const STALL_MS = 30_000;
+
+/**
+ * The worker: its own connection to the same file. Plain JavaScript, loaded from a blob URL,
+ * so the compiled binary needs no second entry point.
+ */
+const WORKER_SOURCE = `
+import { Database } from 'bun:sqlite';
+let db;
+self.onmessage = (event) => {
+  const message = event.data;
+  try {
+    if (message.type === 'open') {
+      db = new Database(message.path);
+      db.run('PRAGMA busy_timeout = 5000');
+      postMessage({ type: 'opened' });
+    } else if (message.type === 'checkpoint') {
+      const row = db.query('PRAGMA wal_checkpoint(' + message.mode + ')').get();
+      postMessage({ type: 'done', busy: row.busy, log: row.log, checkpointed: row.checkpointed });
+    } else if (message.type === 'close') {
+      db?.close();
+      postMessage({ type: 'closed' });
+    }
+  } catch (error) {
+    postMessage({ type: 'error', message: String(error && error.message || error) });
+  }
+};`;
+
+type WorkerReply = { type: 'opened' | 'closed' } | { type: 'done'; busy: number; log: number; checkpointed: number } | { type: 'error'; message: string };
+
+/**
+ * WAL checkpoints off the event loop. With WAL and synchronous = NORMAL a commit never waits
+ * for the disk, but SQLite's automatic checkpoint (every ~1000 WAL pages) runs inside a
+ * commit and fsyncs: a few milliseconds in which nothing else is served. Here the main
+ * connection's automatic checkpoint is off, and a worker thread with its own connection runs
+ * PASSIVE checkpoints (which never block writers) once a second; when the WAL has grown past
+ * 32 MiB the main connection restarts it right after one (one short step, little left to
+ * copy). Should the worker fail or stall, the main connection checkpoints as it did before.
+ */
+export class BackgroundCheckpointer {
+  private readonly worker: Worker | undefined;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private pendingSince: number | null = null;
+  private failed = false;
+  /** Checkpoints the worker finished (tests, doctor). */
+  checkpoints = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly path: string,
+    private readonly log: Logger,
+  ) {
+    db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    try {
+      const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'application/javascript' }));
+      this.worker = new Worker(url);
+      this.worker.unref();
+      this.worker.onmessage = (event: MessageEvent<WorkerReply>) => this.onReply(event.data);
+      this.worker.onerror = (event) => this.fail(event.message);
+      this.worker.postMessage({ type: 'open', path });
+      db.run('PRAGMA wal_autocheckpoint = 0');
+    } catch (error) {
+      this.fail((error as Error).message);
+    }
+    this.timer = setInterval(() => this.tick(), INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Ends the worker; the main connection checkpoints by itself again (and at close). */
+  stop(): void {
+    clearInterval(this.timer);
+    if (this.failed) return;
+    this.failed = true;
+    this.worker?.terminate();
+    this.db.run('PRAGMA wal_autocheckpoint = 1000');
+  }
+
+  private tick(): void {
+    if (this.failed || !this.worker) return;
+    const now = Date.now();
+    if (this.pendingSince !== null) {
+      if (now - this.pendingSince > STALL_MS) this.fail(`no checkpoint finished for ${Math.round(STALL_MS / 1000)} s`);
+      return;
+    }
+    this.pendingSince = now;
+    this.worker.postMessage({ type: 'checkpoint', mode: 'PASSIVE' });
+  }
+
+  private onReply(reply: WorkerReply): void {
+    if (reply.type === 'done') {
+      this.pendingSince = null;
+      this.checkpoints++;
+      // Under steady writes a PASSIVE checkpoint never catches the WAL's end, so the file never
+      // starts over. Right after one, little is left to copy: the main connection (the only
+      // writer, so nothing waits on a lock) restarts the WAL itself in one short step.
+      if (this.walBytes() > RESTART_ABOVE_BYTES) this.db.run('PRAGMA wal_checkpoint(RESTART)');
+    } else if (reply.type === 'error') {
+      this.fail(reply.message);
+    }
+  }
+
+  /** Back to SQLite's own checkpoints on the main connection: slower at the tail, never unbounded. */
+  private fail(why: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.worker?.terminate();
+    this.db.run('PRAGMA wal_autocheckpoint = 1000');
+    this.log.warn({ file: this.path }, `background checkpoints stopped (${why}); the database checkpoints on its own connection again`);
+  }
+
+  private walBytes(): number {
+    try {
+      return statSync(`${this.path}-wal`).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Whether checkpoints still run off the event loop. */
+  get active(): boolean {
+    return !this.failed;
+  }
+}
