@@ -9,28 +9,19 @@
  * Version: 1.21.4 for server and clients, as in test/http/players-real.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, ping, type Client, type NewPingResult } from 'minecraft-protocol';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
 import { LineCollector, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
-import { waitForPackets } from '../support/minecraft-client';
+import { offlineUuid, waitForPackets } from '../support/minecraft-client';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
 const VERSION = '1.21.4';
 const TOKEN = 'modules-real-clients-token-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The uuid an offline-mode server gives a name: a v3 uuid of "OfflinePlayer:<name>", dashed. */
-function offlineUuid(name: string): string {
-  const hash = createHash('md5').update(`OfflinePlayer:${name}`).digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x30;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 const ALICE = offlineUuid('Alice');
 const BOB = offlineUuid('Bob');
 const CAROL = offlineUuid('Carol');

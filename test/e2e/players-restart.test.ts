@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
-import { LineCollector, svcBinary } from '../support/binary';
+import { killGameServers, LineCollector, svcBinary } from '../support/binary';
 import { readJson, tempDir, waitFor } from '../support/controller';
 
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -25,26 +25,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => cleanups.splice(0).forEach((f) => f()));
 
-/** Kills the given pids and every wrapper (a process group leader) whose command line names the test dir. */
-function killGameServers(dir: string, pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-  const listing = Bun.spawnSync(['ps', '-eo', 'pid=,args=']).stdout.toString();
-  for (const line of listing.split('\n')) {
-    if (!line.includes(dir)) continue;
-    const pid = Number(line.trim().split(/\s+/)[0]);
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* not a group leader or gone */
-    }
-  }
-}
 
 /** The process group of `pid`: the svc wrapper that records the server's exit leads it. */
 function processGroupOf(pid: number): number {

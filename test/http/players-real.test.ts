@@ -10,12 +10,11 @@
  * tested one; offline clients log in against it without trouble.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createClient, type Client } from 'minecraft-protocol';
 import { readJson, startController, waitFor, type TestController } from '../support/controller';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
-import { waitForPackets } from '../support/minecraft-client';
+import { offlineUuid, waitForPackets } from '../support/minecraft-client';
 
 const FLYING_SQUID = join(import.meta.dir, '../fixtures/flying-squid-server.ts');
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -35,14 +34,6 @@ const clients: Client[] = [];
 const seenPids = new Set<number>();
 const ports = new Map<string, number>();
 
-/** The uuid an offline-mode server gives a name: a v3 uuid of "OfflinePlayer:<name>", dashed. */
-function offlineUuid(name: string): string {
-  const hash = createHash('md5').update(`OfflinePlayer:${name}`).digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x30;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 
 const state = async (name: string): Promise<string> => (await readJson(await c.api(`/api/services/${name}`))).state;

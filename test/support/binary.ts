@@ -66,3 +66,27 @@ export class LineCollector {
     return this.lines.join('\n') + (this.partial ? `\n${this.partial}` : '');
   }
 }
+
+/**
+ * Kills the given pids and every process group whose leader's command line names `dir` (the
+ * sh wrappers of a test's game servers), so no game server outlives a test that failed.
+ */
+export function killGameServers(dir: string, pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  const listing = Bun.spawnSync(['ps', '-eo', 'pid=,args=']).stdout.toString();
+  for (const line of listing.split('\n')) {
+    if (!line.includes(dir)) continue;
+    const pid = Number(line.trim().split(/\s+/)[0]);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* not a group leader or gone */
+    }
+  }
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client } from 'minecraft-protocol';
 import { waitFor } from './controller';
 
@@ -27,4 +28,13 @@ export async function waitForPackets(client: Client, packets: readonly string[],
     },
     { timeoutMs: options.timeoutMs, what: options.what },
   );
+}
+
+/** The uuid an offline-mode server gives a name: a v3 uuid of "OfflinePlayer:<name>", dashed. */
+export function offlineUuid(name: string): string {
+  const hash = createHash('md5').update(`OfflinePlayer:${name}`).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x30;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
