@@ -7,8 +7,13 @@ import { Roster, type CountDelta, type ProxyPlayerEvent } from './roster';
 const PROXY_GONE = new Set(['SERVICE_STOPPED', 'SERVICE_CRASHED']);
 
 /** Only a running server has players; a stopped or crashed record keeps its last count for the record. */
-export function holdsPlayers(service: ServiceRecord): boolean {
+export function holdsPlayers(service: Pick<ServiceRecord, 'state'>): boolean {
   return service.state === 'READY' || service.state === 'DRAINING';
+}
+
+/** A proxy in these states may still carry players (or is about to). */
+export function proxyUp(service: Pick<ServiceRecord, 'isProxy' | 'state'>): boolean {
+  return service.isProxy && (service.state === 'READY' || service.state === 'STARTING' || service.state === 'DRAINING');
 }
 
 /**
@@ -80,7 +85,7 @@ export class PlayerTracker {
    */
   private proxyMayBeGone(service: string): void {
     if (!this.deps.registry.get(service)?.isProxy) return;
-    const stillUp = this.deps.registry.all().some((s) => s.isProxy && s.name !== service && (s.state === 'READY' || s.state === 'STARTING' || s.state === 'DRAINING'));
+    const stillUp = this.deps.registry.all().some((s) => s.name !== service && proxyUp(s));
     if (stillUp) return;
     const dropped = this.roster.size;
     if (dropped > 0) {

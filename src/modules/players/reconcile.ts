@@ -1,3 +1,4 @@
+import { holdsPlayers, proxyUp } from '../../core/players/tracker';
 import type { ServiceRecord } from '../../core/services/registry';
 
 /** What reconciling needs to know of a service. */
@@ -12,18 +13,13 @@ export interface OpenSessionView {
 /** How long a backend's SDK may still report 0 after a player joined it before the report wins. */
 export const REPORT_GRACE_MS = 60_000;
 
-/** Only a running server has players on it. */
-const HOLDS_PLAYERS = new Set(['READY', 'DRAINING']);
-/** A proxy in these states may still carry players (or is about to). */
-const PROXY_UP = new Set(['READY', 'STARTING', 'DRAINING']);
-
 /**
  * True when the controller supervises proxies and none of them is up: nobody can be connected
  * through them. With no supervised proxy at all (an external one feeds the bridge) it is false.
  */
 export function proxiesGone(services: readonly ServiceView[]): boolean {
   const proxies = services.filter((s) => s.isProxy);
-  return proxies.length > 0 && !proxies.some((s) => PROXY_UP.has(s.state));
+  return proxies.length > 0 && !proxies.some(proxyUp);
 }
 
 /**
@@ -36,7 +32,7 @@ export function closedByRestart<S extends OpenSessionView>(open: readonly S[], s
   const byName = new Map(services.map((s) => [s.name, s]));
   return open.filter((session) => {
     const service = byName.get(session.service);
-    return !service || !HOLDS_PLAYERS.has(service.state);
+    return !service || !holdsPlayers(service);
   });
 }
 

@@ -8,7 +8,8 @@ export interface OpenSession extends RosterEntry {
   connectedAtIso: string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Epoch ms as the ISO-8601 UTC text every players answer carries. */
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The canonical online roster: one open session per online player, written to the module's
@@ -20,7 +21,6 @@ export class PlayerSessions implements PlayerDirectory {
   private readonly byUuid = new Map<string, OpenSession>();
   /** lower-case name → uuid of the online player holding it. */
   private readonly uuidByName = new Map<string, string>();
-  private readonly perService = new Map<string, number>();
   /** Moves on every change of the roster, so readers can cache what they made of it. */
   version = 0;
 
@@ -36,7 +36,6 @@ export class PlayerSessions implements PlayerDirectory {
   load(at: number): OpenSession[] {
     this.byUuid.clear();
     this.uuidByName.clear();
-    this.perService.clear();
     const rows = this.store.openSessions();
     for (const row of rows) {
       const older = this.byUuid.get(row.uuid);
@@ -105,7 +104,9 @@ export class PlayerSessions implements PlayerDirectory {
 
   /** Online players per service, services without players left out. */
   countsByService(): Record<string, number> {
-    return Object.fromEntries(this.perService);
+    const counts: Record<string, number> = {};
+    for (const { service } of this.byUuid.values()) counts[service] = (counts[service] ?? 0) + 1;
+    return counts;
   }
 
   get size(): number {
@@ -124,7 +125,6 @@ export class PlayerSessions implements PlayerDirectory {
     // An offline-mode name now held by another uuid: the newest holder owns the name lookup.
     this.byUuid.set(session.uuid, session);
     this.uuidByName.set(session.name.toLowerCase(), session.uuid);
-    this.perService.set(session.service, (this.perService.get(session.service) ?? 0) + 1);
   }
 
   private drop(session: OpenSession): void {
@@ -132,8 +132,5 @@ export class PlayerSessions implements PlayerDirectory {
     this.byUuid.delete(session.uuid);
     const lower = session.name.toLowerCase();
     if (this.uuidByName.get(lower) === session.uuid) this.uuidByName.delete(lower);
-    const left = (this.perService.get(session.service) ?? 1) - 1;
-    if (left > 0) this.perService.set(session.service, left);
-    else this.perService.delete(session.service);
   }
 }

@@ -1,9 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { KnownPlayerSchema, OnlinePlayerSchema, PlayerInfoSchema, SessionSchema, StatsSchema } from './model';
-import type { OpenSession, PlayerSessions } from './sessions';
+import { iso, type OpenSession, type PlayerSessions } from './sessions';
 import type { PlayerRow, PlayerStore, SessionRow } from './store';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the routes and the console command read: rows and the live roster turned into answers. */
 export class PlayerViews {
