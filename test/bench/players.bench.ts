@@ -124,17 +124,9 @@ async function startController(binary: string, withModules: boolean): Promise<Co
   writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\n`);
   // An empty modules/ folder: this is not a first start, so nothing gets installed.
   if (!withModules) mkdirSync(join(dir, 'modules'));
-  const child = new Child(withModules ? 'svc (players module)' : 'svc (core only)', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json', SVC_LOG_LEVEL: 'warn' }) });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    child.assertRunning('before answering /api/health');
-    if (Date.now() > deadline) throw new Error(`${child.label} did not answer /api/health within 20 s`);
-    await Bun.sleep(50);
-  }
-  return { child, url, dir };
+  const child = new Child(withModules ? 'svc (players module)' : 'svc (core only)', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }) });
+  await child.waitForLine((l) => (l.includes('API listening') ? true : undefined), 20_000, 'API listening');
+  return { child, url: `http://127.0.0.1:${port}`, dir };
 }
 
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, ping, type Client, type NewPingResult } from 'minecraft-protocol';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
-import { LineCollector, svcBinary } from '../support/binary';
+import { startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
 import { offlineUuid, waitForPackets } from '../support/minecraft-client';
 
@@ -54,15 +54,7 @@ const ports = new Map<string, number>();
 const seenPids = new Set<number>();
 const cleanups: (() => void)[] = [];
 
-async function startBinary() {
-  const child = Bun.spawn([svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_API_TOKEN: TOKEN }, stdout: 'pipe', stderr: 'pipe' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const out = new LineCollector(child.stdout);
-  const listening = await out.waitForLine((l) => l.includes('API listening'));
-  const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
-  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers } });
-  return { child, out, api };
-}
+const startBinary = () => startBinaryController(svc, dir, TOKEN, cleanups);
 
 const api = (path: string, init: RequestInit = {}) => current.api(path, init);
 const get = async (path: string) => {

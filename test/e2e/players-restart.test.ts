@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
-import { killGameServers, LineCollector, svcBinary } from '../support/binary';
+import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { readJson, tempDir, waitFor } from '../support/controller';
 
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -34,12 +34,7 @@ function processGroupOf(pid: number): number {
 }
 
 async function startBinary(dir: string) {
-  const child = Bun.spawn([svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_API_TOKEN: TOKEN }, stdout: 'pipe', stderr: 'pipe' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const out = new LineCollector(child.stdout);
-  const listening = await out.waitForLine((l) => l.includes('API listening'));
-  const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
-  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers } });
+  const { child, out, api } = await startBinaryController(svc, dir, TOKEN, cleanups);
   const get = async (path: string) => {
     const res = await api(path);
     expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killGameServers, LineCollector, svcBinary } from '../support/binary';
+import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { readJson, tempDir, waitFor } from '../support/controller';
 
 const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
@@ -14,15 +14,7 @@ beforeAll(async () => {
 afterAll(() => cleanups.splice(0).forEach((f) => f()));
 
 
-async function startBinary(dir: string) {
-  const child = Bun.spawn([svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_API_TOKEN: TOKEN }, stdout: 'pipe', stderr: 'pipe' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const out = new LineCollector(child.stdout);
-  const listening = await out.waitForLine((l) => l.includes('API listening'));
-  const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
-  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers } });
-  return { child, out, url, api };
-}
+const startBinary = (dir: string) => startBinaryController(svc, dir, TOKEN, cleanups);
 
 describe('services survive the controller (compiled binary)', () => {
   test('kill -9 the controller: the service keeps running, is recovered, and works again', async () => {

@@ -90,3 +90,18 @@ export function killGameServers(dir: string, pids: readonly number[]): void {
     }
   }
 }
+
+/**
+ * The compiled controller started on `dir` with the master token `token` and JSON logs; it
+ * answers once its log says the API listens. `cleanups` gets the SIGKILL that ends it whatever
+ * the test does. `api` sends the token and a JSON content type.
+ */
+export async function startBinaryController(svc: string, dir: string, token: string, cleanups: (() => void)[]) {
+  const child = Bun.spawn([svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_API_TOKEN: token }, stdout: 'pipe', stderr: 'pipe' });
+  cleanups.push(() => child.kill('SIGKILL'));
+  const out = new LineCollector(child.stdout);
+  const listening = await out.waitForLine((l) => l.includes('API listening'));
+  const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
+  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
+  return { child, out, url, api };
+}
