@@ -56,9 +56,12 @@ export class RequestGuard {
     const who = identified instanceof Promise ? await identified : identified;
     this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
 
-    // Proxies, backends and agents often share one address: they get their own budget.
+    // Proxies, backends and agents often share one address: they get their own budget. The
+    // master token is among them: the Velocity bridge holds it and reports every login, switch
+    // and permission lookup (REFERENCE-MODULES §10); the public budget is there to slow down
+    // callers without a valid credential, and a master-token holder can do anything anyway.
     const bulk = endpoint?.kind === 'route' && endpoint.route.budget === 'bulk';
-    const trusted = who !== null && who !== 'invalid' && (who.kind === 'service' || who.kind === 'cluster' || bulk);
+    const trusted = who !== null && who !== 'invalid' && (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster' || bulk);
     const budget = (trusted ? this.serviceLimit : this.publicLimit).take(ip);
     if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
     if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open

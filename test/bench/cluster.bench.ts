@@ -68,7 +68,7 @@ runBench('cluster', benchTimeoutMs(300), async () => {
   printSetup(`cluster: ${AGENTS} simulated agents × ${SERVICES} services, heartbeat 1 s, window ${WINDOW_S} s`, svc);
   const dir = makeTempDir('svc-bench-cluster-');
   const apiPort = freePort();
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${apiPort}\ntoken = "${TOKEN}"\nrate_limit = 0\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = 0\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 1000\nnode_timeout = 15000\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${apiPort}\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = 0\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 1000\nnode_timeout = 15000\n`);
   const controller = new Child('controller', [svc.path, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }) });
   await controller.waitForLine((l) => (l.includes('API listening') ? true : undefined), 20_000, 'API listening');
   const bootstrap = (await (await fetch(`http://127.0.0.1:${apiPort}/api/cluster/bootstrap`, { headers: { authorization: `Bearer ${CLUSTER}` } })).json()) as { wsUrl: string; certPem: string };

@@ -198,7 +198,7 @@ async function measureWithWrk(server: Server, endpoint: Endpoint, settings: Sett
 
 async function startSvc(binary: string): Promise<Server> {
   const dir = makeTempDir('svc-bench-http-');
-  writeFileSync(join(dir, 'svc.toml'), ['[api]', 'port = 0', `token = "${TOKEN}"`, 'rate_limit = 0', ''].join('\n'));
+  writeFileSync(join(dir, 'svc.toml'), ['[api]', 'port = 0', `token = "${TOKEN}"`, 'rate_limit = 0', 'service_rate_limit = 0', ''].join('\n'));
   const child = new Child('svc', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }), cwd: dir });
   const port = await child.waitForLine((line) => listeningPort(line, 'API listening on'), 15_000, '"API listening on" log line');
   return { name: 'svc', child, base: `http://127.0.0.1:${port}` };

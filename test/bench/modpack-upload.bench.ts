@@ -158,7 +158,7 @@ runBench('modpack-upload', benchTimeoutMs(900), async () => {
   const port = freePort();
   const offline = ['papermc_url', 'purpur_url', 'pufferfish_url', 'leaf_url', 'fabric_url', 'forge_url', 'forge_promotions_url', 'neoforge_url', 'mojang_url', 'modrinth_url', 'hangar_url', 'curseforge_url'];
   // rate_limit = 0: 256 chunk requests in seconds are far past the default 120 a minute per client.
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\n[software]\n${offline.map((k) => `${k} = "${OFFLINE}"`).join('\n')}\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n[software]\n${offline.map((k) => `${k} = "${OFFLINE}"`).join('\n')}\n`);
   const controller = new Child('controller', [svc.path, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }) });
   await controller.waitForLine((l) => (l.includes('API listening') ? true : undefined), 20_000, 'API listening');
   const url = `http://127.0.0.1:${port}`;

@@ -121,7 +121,7 @@ interface Controller {
 async function startController(binary: string, withModules: boolean): Promise<Controller> {
   const dir = makeTempDir(`svc-bench-players-${withModules ? 'module' : 'core'}-`);
   const port = freePort();
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n`);
   // An empty modules/ folder: this is not a first start, so nothing gets installed.
   if (!withModules) mkdirSync(join(dir, 'modules'));
   const child = new Child(withModules ? 'svc (players module)' : 'svc (core only)', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }) });

@@ -43,7 +43,7 @@ export interface RunningController {
 export async function startSvc(svc: SvcBinary, extraToml = ''): Promise<RunningController> {
   const dir = makeTempDir('svc-bench-upload-');
   const port = freePort();
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\n${extraToml}\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n${extraToml}\n`);
   const child = new Child('controller', [svc.path, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }) });
   await child.waitForLine((line) => (line.includes('API listening') ? true : undefined), 20_000, 'API listening');
   return { child, url: `http://127.0.0.1:${port}`, token: TOKEN, dir };

@@ -175,6 +175,7 @@ beforeAll(async () => {
       '[api]',
       'port = 0',
       'rate_limit = 0',
+      'service_rate_limit = 0',
       '[cluster]',
       'enabled = true',
       `token = "${CLUSTER}"`,

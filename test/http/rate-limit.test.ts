@@ -117,14 +117,19 @@ describe('HTTP rate limits', () => {
     expect((await c.api('/api/health', { token: null, headers: ip })).status).toBe(429);
     for (let i = 0; i < 30; i++) expect((await c.api('/api/metrics', { token: c.service, headers: ip })).status).toBe(200);
     expect((await c.api('/api/metrics', { token: c.service, headers: ip })).status).toBe(429);
-    // A master token is not a network component: it stays on the public budget.
+    // The master token (the proxy bridge holds it) shares the network components' budget.
     expect((await c.api('/api/config', { headers: ip })).status).toBe(429);
+    const other = { 'x-forwarded-for': '10.0.0.7' };
+    for (let i = 0; i < 10; i++) await c.api('/api/health', { token: null, headers: other });
+    expect((await c.api('/api/health', { token: null, headers: other })).status).toBe(429);
+    for (let i = 0; i < 30; i++) expect((await c.api('/api/config', { headers: other })).status).toBe(200);
+    expect((await c.api('/api/config', { headers: other })).status).toBe(429);
   });
 
   test('bulk-transfer routes spend the larger budget for authenticated callers only', async () => {
     const ip = { 'x-forwarded-for': '10.0.0.5' };
     for (let i = 0; i < 10; i++) await c.api('/api/health', { token: null, headers: ip });
-    expect((await c.api('/api/config', { headers: ip })).status).toBe(429);
+    expect((await c.api('/api/health', { token: null, headers: ip })).status).toBe(429);
     for (let i = 0; i < 30; i++) expect((await c.api('/api/limited/chunk', { method: 'POST', headers: ip })).status).toBe(200);
     expect((await c.api('/api/limited/chunk', { method: 'POST', headers: ip })).status).toBe(429);
     const other = { 'x-forwarded-for': '10.0.0.6' };

@@ -79,6 +79,8 @@ export async function startController(
     `port = ${options.port ?? 0}`,
     `token = "${MASTER_TOKEN}"`,
     `rate_limit = ${options.rateLimit ?? 0}`,
+    // The master token spends the network components' budget too: off unless a test sets it.
+    /service_rate_limit/.test(options.apiToml ?? '') ? '' : 'service_rate_limit = 0',
     `jwt_enabled = ${options.jwt ?? true}`,
     options.apiToml ?? '',
     '[cluster]',
