@@ -23,6 +23,17 @@ export interface PlayerDirectory {
   onlineByName(name: string): RosterEntry | undefined;
 }
 
+/**
+ * The permissions module's answers, for modules that decide by permission nodes (dashboard
+ * logins). Uuids in any accepted spelling; without `where`, only unscoped grants count.
+ */
+export interface PermissionResolver {
+  /** The player's nodes as plugins apply them: granted nodes, and `-node` for winning negations. */
+  effectivePermissions(uuid: string, where?: { server?: string; world?: string }): string[];
+  has(uuid: string, node: string, where?: { server?: string; world?: string }): boolean;
+}
+
 export interface ModuleServices {
   players: PlayerDirectory;
+  perms: PermissionResolver;
 }
