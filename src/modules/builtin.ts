@@ -1,9 +1,10 @@
 import type { SvcModule } from './module';
 import { displayModule } from './display';
+import { permsModule } from './perms';
 import { playersModule } from './players';
 
 /**
  * The modules compiled into this binary. Adding a module is adding its folder under
  * src/modules/ and one line here; core never imports a module otherwise.
  */
-export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule];
+export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule, permsModule];

@@ -1,0 +1,65 @@
+import { expectArgs } from '../../core/commands/args';
+import { UsageError, type Command, type CommandOutput } from '../../core/commands/command';
+import { AUDIT_LIMIT, auditPage } from './audit';
+import { GROUP_ACTIONS, GROUP_USAGE, groupAction } from './commands/group-actions';
+import { wholeNumber } from './commands/options';
+import { TRACK_ACTIONS, TRACK_USAGE, trackAction } from './commands/track-actions';
+import { USER_ACTIONS, USER_USAGE, userAction } from './commands/user-actions';
+import type { PermsRuntime } from './runtime';
+
+export { splitOptions, expiryOf, findPlayer } from './commands/options';
+
+const AUDIT_USAGE = `perms audit [limit ${AUDIT_LIMIT.min}-${AUDIT_LIMIT.max}]`;
+
+/** The newest entries of the module audit; a limit out of range is clamped, as the API's is. */
+function showAudit(runtime: PermsRuntime, words: string[], out: CommandOutput): void {
+  const [word] = expectArgs({ usage: AUDIT_USAGE }, words, 0, 1);
+  const asked = word === undefined ? AUDIT_LIMIT.default : wholeNumber(AUDIT_USAGE, word);
+  const limit = Math.min(AUDIT_LIMIT.max, Math.max(AUDIT_LIMIT.min, asked));
+  const { entries, total } = auditPage(runtime.store, {}, limit, 0);
+  out.header(`${entries.length} of ${total} audit entries, newest first`);
+  for (const e of entries) out.item(`${e.timestamp}  ${e.actor}  ${e.action} ${e.target}${e.details ? `  ${e.details}` : ''}`);
+}
+
+/**
+ * `perms`: groups, players, tracks and the audit of the permissions module. Every change goes
+ * through the module's services with the caller as actor, so the checks, the events and the
+ * audit are exactly those of /api/permissions; a service's ApiError reaches the console as is.
+ * Unlike the reference, grants and memberships take `server=`, `world=` and `expires=`.
+ */
+export function permsCommand(runtime: PermsRuntime): Command {
+  const command: Command = {
+    name: 'perms',
+    description: 'Permission groups, players’ groups and meta, tracks and the audit (permissions module)',
+    usage: 'perms <group | user | track | audit> …',
+    permission: 'svc.command.perms',
+    level: 'admin',
+    subcommands: [
+      { name: 'group', description: 'List, show, create, delete and edit permission groups', usage: GROUP_USAGE, args: [GROUP_ACTIONS, 'text', 'text', 'text'] },
+      { name: 'user', description: 'A player’s groups, permissions, meta and track steps', usage: USER_USAGE, args: [USER_ACTIONS, 'player', 'text', 'text'] },
+      { name: 'track', description: 'Ladders of groups for promote and demote', usage: TRACK_USAGE, args: [TRACK_ACTIONS, 'text', 'text'] },
+      { name: 'audit', description: 'The newest permission changes, who made them and when', usage: AUDIT_USAGE, args: ['number'] },
+    ],
+    run({ args, out, actor }) {
+      const [sub, ...rest] = args;
+      if (sub === undefined) {
+        out.header(command.description);
+        for (const s of command.subcommands!) out.item(s.usage);
+        return;
+      }
+      switch (sub.toLowerCase()) {
+        case 'group':
+          return groupAction(runtime, rest, out, actor);
+        case 'user':
+          return userAction(runtime, rest, out, actor);
+        case 'track':
+          return trackAction(runtime, rest, out, actor);
+        case 'audit':
+          return showAudit(runtime, rest, out);
+        default:
+          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
+      }
+    },
+  };
+  return command;
+}

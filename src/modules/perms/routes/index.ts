@@ -1,0 +1,17 @@
+import type { AnyRoute } from '../../../http/route';
+import type { PermsRuntime } from '../runtime';
+import { bulkAuditRoutes } from './bulk-audit';
+import { checkRoutes } from './checks';
+import { groupNodeRoutes } from './group-nodes';
+import { groupRoutes } from './groups';
+import { playerRoutes } from './players';
+import { trackRoutes } from './tracks';
+
+/**
+ * The 29 routes under `/api/permissions` (service level; a dashboard session needs
+ * svc.dashboard.perms.view to read and svc.dashboard.perms.manage to change). The caller is
+ * the actor of every change: events and the module's audit name it.
+ */
+export function permsRoutes(runtime: PermsRuntime): AnyRoute[] {
+  return [...groupRoutes(runtime), ...groupNodeRoutes(runtime), ...playerRoutes(runtime), ...checkRoutes(runtime), ...trackRoutes(runtime), ...bulkAuditRoutes(runtime)];
+}
