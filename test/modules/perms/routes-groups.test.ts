@@ -4,40 +4,20 @@
  * plugins subscribe to, and the refusals (400 naming the field, 404, 409).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { SvcEvent } from '../../../src/events/catalogue';
-import { permsModule } from '../../../src/modules/perms';
-import { expectErrorBody, readJson, startController, type TestController } from '../../support/controller';
+import { readJson } from '../../support/controller';
+import { permsController } from './harness';
 
-let c: TestController;
-const events: SvcEvent[] = [];
+const h = permsController();
+const { api, get, expectError, permEvents, events } = h;
+
 /** The module's events since the last reset, as `type data… actor`. */
-const permEvents = (): Record<string, string>[] => events.filter((e) => e.data.moduleId === 'perms').map((e) => ({ type: e.type, ...e.data, actor: e.actor }));
 const FUTURE = new Date(Date.now() + 86_400_000).toISOString();
 
-beforeAll(async () => {
-  c = await startController({ modules: [permsModule] });
-  c.controller.kernel.bus.subscribe((e) => void events.push(e));
-});
-afterAll(() => c.stop());
 
-type Init = Parameters<TestController['api']>[1];
-const api = (path: string, init?: Init) => c.api(`/api/permissions${path}`, init);
-const get = async (path: string) => {
-  const res = await api(path, { token: c.service });
-  expect(res.status).toBe(200);
-  return readJson(res);
-};
 async function expectOk(res: Response, message: string | RegExp) {
   expect(res.status).toBe(200);
   const body = await readJson(res);
   expect(body).toEqual({ success: true, message: expect.stringMatching(message) });
-}
-async function expectError(res: Response, status: number, code: string, mention?: string) {
-  expect(res.status).toBe(status);
-  const body = await expectErrorBody(res);
-  expect(body.error).toBe(code);
-  if (mention) expect(body.message).toContain(mention);
-  return body;
 }
 const blank = (name: string) => ({ name, default: false, prefix: '', suffix: '', priority: 0, weight: 0, permissions: [], scopedPermissions: [], parents: [], meta: {} });
 
@@ -62,7 +42,7 @@ describe('bootstrap', () => {
 describe('create, read, delete', () => {
   test('POST creates (201), names in any case read it, the caller is the actor of the event and the audit', async () => {
     events.length = 0;
-    const res = await api('/groups', { method: 'POST', json: { name: 'VIP' }, token: c.service });
+    const res = await api('/groups', { method: 'POST', json: { name: 'VIP' }, token: h.c.service });
     expect(res.status).toBe(201);
     expect(await readJson(res)).toEqual({ success: true, message: 'created permission group VIP' });
     for (const spelling of ['VIP', 'vip', 'Vip']) expect(await get(`/groups/${spelling}`)).toEqual(blank('VIP'));
@@ -106,7 +86,7 @@ describe('create, read, delete', () => {
 
   test('DELETE removes a group and announces it; unknown groups are 404 PERMISSION_GROUP_NOT_FOUND', async () => {
     events.length = 0;
-    await expectOk(await api('/groups/guest', { method: 'DELETE', token: c.service }), /^deleted permission group Guest$/);
+    await expectOk(await api('/groups/guest', { method: 'DELETE', token: h.c.service }), /^deleted permission group Guest$/);
     expect(permEvents()).toEqual([{ type: 'PERMISSION_GROUP_DELETED', group: 'Guest', moduleId: 'perms', actor: 'api:service' }]);
     await expectError(await api('/groups/Guest'), 404, 'PERMISSION_GROUP_NOT_FOUND', 'Guest');
     await expectError(await api('/groups/Guest', { method: 'DELETE' }), 404, 'PERMISSION_GROUP_NOT_FOUND');
@@ -146,7 +126,7 @@ describe('PUT /groups/{name}: the dashboard’s group editor', () => {
       parents: ['default'],
       meta: { color: 'gold', 'tab.order': '2' },
     };
-    const res = await api('/groups/vip', { method: 'PUT', json, token: c.service });
+    const res = await api('/groups/vip', { method: 'PUT', json, token: h.c.service });
     expect(res.status).toBe(200);
     const body = await readJson(res);
     const expected = { ...blank('VIP'), ...json, permissions: expect.any(Array), parents: ['Default'] };
@@ -199,7 +179,7 @@ describe('PUT /groups/{name}: the dashboard’s group editor', () => {
 describe('nodes with a server, world and expiry', () => {
   test('a scoped, expiring node: the message says where and until when; G lists it once, with its scope', async () => {
     events.length = 0;
-    const res = await api('/groups/builder/permissions', { method: 'POST', json: { permission: 'WorldEdit.Use', server: 'Lobby-1', world: 'nether', expiresAt: FUTURE }, token: c.service });
+    const res = await api('/groups/builder/permissions', { method: 'POST', json: { permission: 'WorldEdit.Use', server: 'Lobby-1', world: 'nether', expiresAt: FUTURE }, token: h.c.service });
     await expectOk(res, new RegExp(`^added worldedit\\.use to Builder on server Lobby-1 in world nether until ${FUTURE.replace(/\./g, '\\.')}$`));
     const group = await get('/groups/Builder');
     expect(group.permissions).toEqual(['worldedit.use']);
@@ -253,7 +233,7 @@ describe('nodes with a server, world and expiry', () => {
     expect(scoped).toEqual([{ permission: 'fly.use', server: 'Lobby-1' }]);
 
     events.length = 0;
-    await expectOk(await api('/groups/Builder/permissions', { method: 'DELETE', json: { permission: 'FLY.USE' }, token: c.service }), /^removed fly\.use from Builder$/);
+    await expectOk(await api('/groups/Builder/permissions', { method: 'DELETE', json: { permission: 'FLY.USE' }, token: h.c.service }), /^removed fly\.use from Builder$/);
     expect((await get('/groups/Builder')).permissions).not.toContain('fly.use');
     expect(permEvents()).toEqual([{ type: 'PERMISSION_GROUP_UPDATED', group: 'Builder', moduleId: 'perms', actor: 'api:service' }]);
 
@@ -275,7 +255,7 @@ describe('group meta', () => {
   test('read, set, remove; each change publishes PERMISSION_GROUP_UPDATED', async () => {
     expect(await get('/groups/Builder/meta')).toEqual({ meta: {} });
     events.length = 0;
-    await expectOk(await api('/groups/Builder/meta', { method: 'PUT', json: { key: 'tab.color', value: '&e' }, token: c.service }), /^set meta tab\.color of Builder$/);
+    await expectOk(await api('/groups/Builder/meta', { method: 'PUT', json: { key: 'tab.color', value: '&e' }, token: h.c.service }), /^set meta tab\.color of Builder$/);
     await expectOk(await api('/groups/builder/meta', { method: 'PUT', json: { key: 'rank', value: '' } }), /^set meta rank of Builder$/);
     expect(await get('/groups/BUILDER/meta')).toEqual({ meta: { 'tab.color': '&e', rank: '' } });
     await expectOk(await api('/groups/Builder/meta/rank', { method: 'DELETE' }), /^removed meta rank from Builder$/);

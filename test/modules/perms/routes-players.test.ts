@@ -4,9 +4,11 @@
  * the check and debug questions (the permission is the rest of the path).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { SvcEvent } from '../../../src/events/catalogue';
-import { permsModule } from '../../../src/modules/perms';
-import { expectErrorBody, readJson, startController, type TestController } from '../../support/controller';
+import { readJson } from '../../support/controller';
+import { permsController } from './harness';
+
+const h = permsController();
+const { api, get, send, expectError, permEvents, events } = h;
 
 const ALICE = '11111111-1111-4111-8111-111111111111';
 const BOB = '22222222-2222-4222-8222-222222222222';
@@ -16,33 +18,9 @@ const NOBODY = '99999999-9999-4999-8999-999999999999';
 const FUTURE = new Date(Date.now() + 86_400_000).toISOString();
 const DEFAULT_PREFIX = '&9[User] &7';
 
-let c: TestController;
-const events: SvcEvent[] = [];
-const permEvents = (): Record<string, string>[] => events.filter((e) => e.data.moduleId === 'perms').map((e) => ({ type: e.type, ...e.data, actor: e.actor }));
 
-type Init = Parameters<TestController['api']>[1];
-const api = (path: string, init?: Init) => c.api(`/api/permissions${path}`, init);
-const get = async (path: string) => {
-  const res = await api(path, { token: c.service });
-  expect(res.status).toBe(200);
-  return readJson(res);
-};
-const send = async (path: string, method: string, json?: unknown) => {
-  const res = await api(path, { method, json });
-  expect(res.status).toBeLessThan(300);
-  return readJson(res);
-};
-async function expectError(res: Response, status: number, code: string, mention?: string) {
-  expect(res.status).toBe(status);
-  const body = await expectErrorBody(res);
-  expect(body.error).toBe(code);
-  if (mention) expect(body.message).toContain(mention);
-  return body;
-}
 
 beforeAll(async () => {
-  c = await startController({ modules: [permsModule] });
-  c.controller.kernel.bus.subscribe((e) => void events.push(e));
   await send('/groups', 'POST', { name: 'VIP' });
   await send('/groups', 'POST', { name: 'Staff' });
   await send('/groups/VIP', 'PUT', { prefix: '&6[VIP] ', priority: 10, permissions: ['vip.chat'] });
@@ -50,7 +28,6 @@ beforeAll(async () => {
   await send('/groups/Staff', 'PUT', { prefix: '&c[Staff] ', priority: 20, parents: ['VIP'], permissions: ['staff.kick'] });
   await send('/groups/Staff/permissions', 'POST', { permission: 'staff.temp', expiresAt: FUTURE });
 });
-afterAll(() => c.stop());
 
 const unknownPlayer = (uuid: string) => ({
   uuid,
@@ -73,7 +50,7 @@ describe('GET and PUT /players/{uuid}', () => {
 
   test('PUT registers a new player into the default group and publishes nothing; PUT again renames', async () => {
     events.length = 0;
-    const res = await api(`/players/${ALICE.toUpperCase()}?server=Lobby-1`, { method: 'PUT', json: { name: 'Alice' }, token: c.service });
+    const res = await api(`/players/${ALICE.toUpperCase()}?server=Lobby-1`, { method: 'PUT', json: { name: 'Alice' }, token: h.c.service });
     expect(res.status).toBe(200);
     const registered = { ...unknownPlayer(ALICE), name: 'Alice', groups: ['Default'], memberships: [{ group: 'Default' }] };
     expect(await readJson(res)).toEqual(registered);
@@ -105,7 +82,7 @@ describe('GET and PUT /players/{uuid}', () => {
 describe('memberships', () => {
   test('POST puts a player in a group: event, message, and P from the proxy’s view and a backend’s', async () => {
     events.length = 0;
-    const res = await api(`/players/${ALICE}/groups`, { method: 'POST', json: { group: 'vip' }, token: c.service });
+    const res = await api(`/players/${ALICE}/groups`, { method: 'POST', json: { group: 'vip' }, token: h.c.service });
     expect(res.status).toBe(200);
     expect(await readJson(res)).toEqual({ success: true, message: 'added Alice to VIP' });
     expect(permEvents()).toEqual([{ type: 'PLAYER_PERMISSIONS_UPDATED', uuid: ALICE, player: 'Alice', moduleId: 'perms', actor: 'api:service' }]);

@@ -4,50 +4,27 @@
  * enough) and each is in the OpenAPI document with its dashboard permission.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { SvcEvent } from '../../../src/events/catalogue';
-import { permsModule } from '../../../src/modules/perms';
-import { expectErrorBody, readJson, startController, type TestController } from '../../support/controller';
+import { expectErrorBody, readJson } from '../../support/controller';
+import { permsController } from './harness';
+
+const h = permsController();
+const { api, get, send, expectError, permEvents, events } = h;
 
 const ALICE = '11111111-1111-4111-8111-111111111111';
 const BOB = '22222222-2222-4222-8222-222222222222';
 const NOBODY = '99999999-9999-4999-8999-999999999999';
 
-let c: TestController;
-const events: SvcEvent[] = [];
-const permEvents = (): Record<string, string>[] => events.filter((e) => e.data.moduleId === 'perms').map((e) => ({ type: e.type, ...e.data, actor: e.actor }));
 
-type Init = Parameters<TestController['api']>[1];
-const api = (path: string, init?: Init) => c.api(`/api/permissions${path}`, init);
-const get = async (path: string) => {
-  const res = await api(path, { token: c.service });
-  expect(res.status).toBe(200);
-  return readJson(res);
-};
-const send = async (path: string, method: string, json?: unknown, token?: string) => {
-  const res = await api(path, { method, json, token });
-  expect(res.status).toBeLessThan(300);
-  return readJson(res);
-};
-async function expectError(res: Response, status: number, code: string, mention?: string) {
-  expect(res.status).toBe(status);
-  const body = await expectErrorBody(res);
-  expect(body.error).toBe(code);
-  if (mention) expect(body.message).toContain(mention);
-  return body;
-}
 
 beforeAll(async () => {
-  c = await startController({ modules: [permsModule] });
-  c.controller.kernel.bus.subscribe((e) => void events.push(e));
   for (const name of ['Mod', 'Helper']) await send('/groups', 'POST', { name });
   await send(`/players/${ALICE}`, 'PUT', { name: 'Alice' });
 });
-afterAll(() => c.stop());
 
 describe('tracks', () => {
   test('POST creates (201) and announces; GET lists and reads it in any case', async () => {
     events.length = 0;
-    const res = await api('/tracks', { method: 'POST', json: { name: 'staff', groups: ['default', 'Mod', 'ADMIN'] }, token: c.service });
+    const res = await api('/tracks', { method: 'POST', json: { name: 'staff', groups: ['default', 'Mod', 'ADMIN'] }, token: h.c.service });
     expect(res.status).toBe(201);
     expect(await readJson(res)).toEqual({ success: true, message: 'created track staff: Default → Mod → Admin' });
     expect(permEvents()).toEqual([{ type: 'PERMISSION_TRACK_CREATED', track: 'staff', moduleId: 'perms', actor: 'api:service' }]);
@@ -72,7 +49,7 @@ describe('tracks', () => {
 
   test('promote climbs one rung at a time, filling previousGroup; at the top it is 200 with success false', async () => {
     events.length = 0;
-    const first = await send(`/tracks/staff/promote/${ALICE}`, 'POST', undefined, c.service);
+    const first = await send(`/tracks/staff/promote/${ALICE}`, 'POST', undefined, h.c.service);
     expect(first).toEqual({ success: true, previousGroup: 'Default', newGroup: 'Mod', message: expect.stringContaining('Alice promoted on staff') });
     expect(permEvents()).toEqual([
       { type: 'PLAYER_PROMOTED', uuid: ALICE, player: 'Alice', track: 'staff', newGroup: 'Mod', moduleId: 'perms', actor: 'api:service' },
@@ -113,7 +90,7 @@ describe('tracks', () => {
   test('DELETE removes the track and announces it; again it is 404', async () => {
     await send('/tracks', 'POST', { name: 'builders', groups: ['Helper', 'Mod'] });
     events.length = 0;
-    expect(await send('/tracks/Builders', 'DELETE', undefined, c.service)).toEqual({ success: true, message: 'deleted track builders' });
+    expect(await send('/tracks/Builders', 'DELETE', undefined, h.c.service)).toEqual({ success: true, message: 'deleted track builders' });
     expect(permEvents()).toEqual([{ type: 'PERMISSION_TRACK_DELETED', track: 'builders', moduleId: 'perms', actor: 'api:service' }]);
     await expectError(await api('/tracks/builders'), 404, 'PERMISSION_TRACK_NOT_FOUND');
     await expectError(await api('/tracks/builders', { method: 'DELETE' }), 404, 'PERMISSION_TRACK_NOT_FOUND');
@@ -124,7 +101,7 @@ describe('tracks', () => {
 describe('bulk', () => {
   test('one node to many groups: unknown groups are listed, the rest done, one event per group', async () => {
     events.length = 0;
-    const body = await send('/bulk/permissions', 'POST', { groups: ['Mod', 'helper', 'Nope'], permission: 'Chat.Color', server: 'Lobby-1' }, c.service);
+    const body = await send('/bulk/permissions', 'POST', { groups: ['Mod', 'helper', 'Nope'], permission: 'Chat.Color', server: 'Lobby-1' }, h.c.service);
     expect(body).toEqual({ success: false, processed: 2, failed: 1, errors: ['Nope: no permission group by that name'] });
     expect(permEvents()).toEqual([
       { type: 'PERMISSION_GROUP_UPDATED', group: 'Mod', moduleId: 'perms', actor: 'api:service' },
@@ -259,7 +236,7 @@ describe('every route', () => {
   });
 
   test('is in the OpenAPI document under the permissions tag with its dashboard permission', async () => {
-    const doc = await readJson(await c.api('/api/openapi.json', { token: null }));
+    const doc = await readJson(await h.c.api('/api/openapi.json', { token: null }));
     const toDoc = (path: string) =>
       `/api/permissions${path}`
         .replace(/\/check\/[^/]+\/.*$/, '/check/{uuid}/{path}')
