@@ -60,7 +60,7 @@ export const ApiSection = T.Object({
   allowed_origins: StrList(['http://localhost:3000'], 'browser origins allowed by CORS; empty = any origin'),
   trust_forwarded_for: Bool(false, 'take the client IP from X-Forwarded-For (only behind a reverse proxy you run)'),
   rate_limit: NonNegativeInt(120, 'requests per minute per client IP (0 = off)'),
-  service_rate_limit: NonNegativeInt(6000, 'requests per minute per IP for callers with a service or cluster token (0 = off)'),
+  service_rate_limit: NonNegativeInt(6000, 'requests per minute per IP for callers with the master, service or cluster token (0 = off)'),
 });
 
 export const JavaSection = T.Object({
