@@ -1,5 +1,6 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { ApiError } from '../errors';
+import { CLOSED_KEYWORD } from './schemas';
 
 /** No API body nests deeper; deeper input only buys an attacker quadratic validation work. */
 export const MAX_JSON_DEPTH = 32;
@@ -34,7 +35,22 @@ function parseJson(text: string, schema: TSchema | undefined): unknown {
   if ((typeof value !== 'object' || value === null || Array.isArray(value)) && schema?.type === 'object') {
     throw new ApiError('VALIDATION_FAILED', `request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`);
   }
+  refuseUnknownKeys(schema, value);
   return value;
+}
+
+/**
+ * A body schema made with `closedObject` (schemas.ts) refuses keys it does not list, by name:
+ * the framework would drop them silently before validating, so a misspelt optional key such
+ * as `expiresAt` would pass unnoticed. Other schemas keep ignoring unknown keys (clients such
+ * as the dashboard send extra fields).
+ */
+function refuseUnknownKeys(schema: TSchema | undefined, value: unknown): void {
+  if (schema?.[CLOSED_KEYWORD] !== true) return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const known = (schema as TObject).properties;
+  const extra = Object.keys(value).find((key) => !Object.hasOwn(known, key));
+  if (extra !== undefined) throw new ApiError('VALIDATION_FAILED', `body "${extra}" is not allowed (accepted: ${Object.keys(known).join(', ')})`);
 }
 
 /** True when a parsed JSON value nests arrays/objects deeper than `limit` (checked without recursion). */

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';
+import { closedObject } from '../../http/schemas';
 import { AUDIT_LIMIT } from './audit';
 import { BULK_MAX_GROUPS, BULK_MAX_PLAYERS } from './bulk-service';
 import { META_KEY_PATTERN, META_VALUE_MAX, NUMBER_LIMIT, TEXT_MAX } from './groups-service';
@@ -63,15 +64,6 @@ export const AuditQuery = t.Object({
 
 // ---- bodies (exact JSON types) --------------------------------------------------------------
 
-/**
- * A body with exactly these keys. The framework's normalisation silently drops keys a schema
- * closes with `additionalProperties: false` before validating, so a misspelt key would go
- * unnoticed; the schema keeps them instead and the routes refuse them by name
- * (routes/common.ts, `permsRoute`).
- */
-const closed = <P extends Parameters<typeof Type.Object>[0]>(properties: P, description?: string) =>
-  Type.Object(properties, { additionalProperties: Type.Unknown({ description: 'refused: a key not listed is 400 VALIDATION_FAILED naming it' }), ...(description ? { description } : {}) });
-
 const node = Type.String({ minLength: 1, maxLength: NODE_MAX, description: 'permission node: letters, digits and _ . # * -; a leading - negates; a wildcard only as the whole last segment (a.b.*, *)' });
 const bodyGroup = Type.String({ pattern: GROUP_NAME_PATTERN, description: 'permission group name, any case' });
 const nullable = <S extends TSchema>(schema: S) => Type.Optional(Type.Union([schema, Type.Null()]));
@@ -80,7 +72,7 @@ const expiresAt = nullable(Type.String({ maxLength: 64, description: 'ISO-8601 t
 const where = { server: scopeName('server'), world: scopeName('world') };
 const scope = { ...where, expiresAt };
 
-export const CreateGroupBody = closed({
+export const CreateGroupBody = closedObject({
   name: Type.String({ pattern: GROUP_NAME_PATTERN, description: '1–64 of letters, digits, _ and -' }),
   default: Type.Optional(Type.Boolean({ description: 'make it the default group (every player has it); default false' })),
 });
@@ -89,7 +81,7 @@ const text = (description: string) => Type.Optional(Type.String({ maxLength: TEX
 const whole = (description: string) => Type.Optional(Type.Integer({ minimum: -NUMBER_LIMIT, maximum: NUMBER_LIMIT, description }));
 
 /** GroupPatch of groups-service.ts: absent fields stay as they are. */
-export const GroupPatchBody = closed({
+export const GroupPatchBody = closedObject({
   default: Type.Optional(Type.Boolean({ description: 'true makes this the default group (the previous one stops being it); false is refused on the default group' })),
   prefix: text('chat prefix'),
   suffix: text('chat suffix'),
@@ -101,40 +93,40 @@ export const GroupPatchBody = closed({
 });
 export type GroupPatchInput = Static<typeof GroupPatchBody>;
 
-export const AddPermissionBody = closed({ permission: node, ...scope });
-export const RemovePermissionBody = closed(
+export const AddPermissionBody = closedObject({ permission: node, ...scope });
+export const RemovePermissionBody = closedObject(
   { permission: node, ...where },
   'with server or world: only that scoped row; without: the node with every scope',
 );
 
-export const MetaBody = closed({
+export const MetaBody = closedObject({
   key: Type.String({ pattern: META_KEY_PATTERN, description: 'meta key' }),
   value: Type.String({ maxLength: META_VALUE_MAX, description: `at most ${META_VALUE_MAX} characters` }),
 });
 
 const playerName = Type.String({ pattern: PLAYER_NAME_PATTERN, description: 'player name' });
-export const RegisterBody = closed({ name: playerName });
-export const AddMembershipBody = closed({
+export const RegisterBody = closedObject({ name: playerName });
+export const AddMembershipBody = closedObject({
   group: bodyGroup,
   name: Type.Optional(Type.Union([playerName, Type.Null()], { description: 'the name to store when the player is not known yet (default "unknown")' })),
   ...scope,
 });
-export const RemoveMembershipBody = closed(
+export const RemoveMembershipBody = closedObject(
   { group: bodyGroup, ...where },
   'with server or world: only that scoped membership; without: every membership of the group',
 );
 
-export const CreateTrackBody = closed({
+export const CreateTrackBody = closedObject({
   name: Type.String({ pattern: GROUP_NAME_PATTERN, description: 'track name: 1–64 of letters, digits, _ and -' }),
   groups: Type.Array(bodyGroup, { minItems: TRACK_MIN_GROUPS, maxItems: TRACK_MAX_GROUPS, description: `existing groups, lowest rank first (at least ${TRACK_MIN_GROUPS})` }),
 });
 
-export const BulkPermissionBody = closed({
+export const BulkPermissionBody = closedObject({
   groups: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: BULK_MAX_GROUPS, description: 'group names; an unknown one is listed in errors, the others are done' }),
   permission: node,
   ...scope,
 });
-export const BulkMembershipBody = closed({
+export const BulkMembershipBody = closedObject({
   players: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: BULK_MAX_PLAYERS, description: 'player UUIDs; a malformed one is listed in errors, the others are done' }),
   group: bodyGroup,
   ...scope,

@@ -1,15 +1,15 @@
 import { clamp } from '../../../http/clamp';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import { AUDIT_LIMIT, auditPage } from '../audit';
 import { AuditPageSchema, AuditQuery, BulkMembershipBody, BulkPermissionBody, BulkResultSchema } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { checkNodeField, MANAGE, PREFIX, Refusals, TAG, VIEW, WithNotFound, permsRoute } from './common';
+import { checkNodeField, MANAGE, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
 
 /** Many groups or players in one request, and the module's audit log. */
 export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { bulk, store } = runtime;
   return [
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/bulk/permissions`,
       auth: 'service',
@@ -22,7 +22,7 @@ export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: BulkResultSchema, ...Refusals },
       handler: ({ body, actor }) => bulk.addPermission(body.groups, checkNodeField('permission', body.permission), body, actor),
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/bulk/groups`,
       auth: 'service',
@@ -35,7 +35,7 @@ export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: BulkResultSchema, ...WithNotFound },
       handler: ({ body, actor }) => bulk.addGroup(body.players, body.group, body, actor),
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/audit`,
       auth: 'service',

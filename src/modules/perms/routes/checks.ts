@@ -1,9 +1,9 @@
 import { ApiError } from '../../../errors';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import { AskParams, ASKED_NODE_MAX, CheckSchema, DebugSchema, WhereQuery } from '../model';
 import type { ChainStep } from '../resolve';
 import type { PermsRuntime } from '../runtime';
-import { PREFIX, Refusals, TAG, uuidOf, VIEW, whereOf, permsRoute } from './common';
+import { PREFIX, Refusals, TAG, uuidOf, VIEW, whereOf } from './common';
 
 /**
  * The permission asked about: the rest of the path, percent-decoded, as a plugin asks it (dots
@@ -29,7 +29,7 @@ const chainStep = ({ expiresAt, ...step }: ChainStep) => ({ ...step, ...(expires
 export function checkRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { players } = runtime;
   return [
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/check/:uuid/*`,
       auth: 'service',
@@ -45,7 +45,7 @@ export function checkRoutes(runtime: PermsRuntime): AnyRoute[] {
         return { uuid, permission, allowed: players.check(uuid, permission, whereOf(query)) };
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/debug/:uuid/*`,
       auth: 'service',

@@ -1,7 +1,5 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
 import { normalizeUuid } from '../../../core/players/uuid';
 import { ApiError } from '../../../errors';
-import { defineRoute, type AnyRoute, type RouteSpec } from '../../../http/route';
 import { ErrorBodySchema } from '../../../http/schemas';
 import { nodeProblem, normalizeNode } from '../nodes';
 import type { Where } from '../types';
@@ -48,26 +46,3 @@ export function scopeWords(scope: { server?: string | null; world?: string | nul
 }
 
 export const ok = (message: string) => ({ success: true as const, message });
-
-/** 400 naming the first key of a JSON body its schema does not list. */
-export function refuseUnknownKeys(schema: TSchema, body: unknown): void {
-  const known = (schema as TObject).properties;
-  if (!known || typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const extra = Object.keys(body).find((key) => !Object.hasOwn(known, key));
-  if (extra !== undefined) throw new ApiError('VALIDATION_FAILED', `body "${extra}" is not allowed (accepted: ${Object.keys(known).join(', ')})`);
-}
-
-/** `defineRoute` whose body, when it declares one, has exactly the keys its schema lists (see model.ts, `closed`). */
-export function permsRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
-  spec: RouteSpec<P, Q, B>,
-): AnyRoute {
-  const { body, handler } = spec;
-  if (!body) return defineRoute(spec);
-  return defineRoute({
-    ...spec,
-    handler: (ctx) => {
-      refuseUnknownKeys(body, ctx.body);
-      return handler(ctx);
-    },
-  });
-}

@@ -1,14 +1,14 @@
 import { OkSchema } from '../../../http/schemas';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import { AddPermissionBody, GroupMetaParams, GroupParams, MetaBody, MetaSchema, RemovePermissionBody } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { checkNodeField, MANAGE, ok, PREFIX, scopeWords, TAG, VIEW, WithNotFound, permsRoute } from './common';
+import { checkNodeField, MANAGE, ok, PREFIX, scopeWords, TAG, VIEW, WithNotFound } from './common';
 
 /** A group's nodes (with server, world and expiry) and its meta. */
 export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { state, groups } = runtime;
   return [
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/groups/:name/permissions`,
       auth: 'service',
@@ -26,7 +26,7 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`added ${node} to ${state.group(params.name).name}${scopeWords(body)}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/groups/:name/permissions`,
       auth: 'service',
@@ -45,7 +45,7 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(removed ? `removed ${node} from ${name}${where}` : `${name} does not hold ${node}${where}; nothing was removed`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/groups/:name/meta`,
       auth: 'service',
@@ -56,7 +56,7 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: MetaSchema, ...WithNotFound },
       handler: ({ params }) => ({ meta: { ...state.group(params.name).meta } }),
     }),
-    permsRoute({
+    defineRoute({
       method: 'PUT',
       path: `${PREFIX}/groups/:name/meta`,
       auth: 'service',
@@ -71,7 +71,7 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`set meta ${body.key} of ${state.group(params.name).name}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/groups/:name/meta/:key`,
       auth: 'service',

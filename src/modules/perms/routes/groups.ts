@@ -1,15 +1,15 @@
 import { ErrorBodySchema, OkSchema } from '../../../http/schemas';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import { CreateGroupBody, GroupListSchema, GroupParams, GroupPatchBody, GroupSchema, GroupUpdatedSchema } from '../model';
 import type { PermsRuntime } from '../runtime';
 import { groupView } from '../views';
-import { checkNodeField, MANAGE, ok, PREFIX, Refusals, TAG, VIEW, WithNotFound, permsRoute } from './common';
+import { checkNodeField, MANAGE, ok, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
 
 /** Groups themselves: list, read, create, edit (the dashboard's group editor), delete. */
 export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { state, groups } = runtime;
   return [
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/groups`,
       auth: 'service',
@@ -23,7 +23,7 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
         return { groups: list, total: list.length };
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/groups/:name`,
       auth: 'service',
@@ -34,7 +34,7 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: GroupSchema, ...WithNotFound },
       handler: ({ params }) => groupView(state, state.group(params.name)),
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/groups`,
       auth: 'service',
@@ -49,7 +49,7 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`created permission group ${group.name}${group.isDefault ? ' (the default group)' : ''}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'PUT',
       path: `${PREFIX}/groups/:name`,
       auth: 'service',
@@ -68,7 +68,7 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
         return { ...ok(`updated permission group ${group.name}: ${fields.join(', ')}`), group: groupView(state, group) };
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/groups/:name`,
       auth: 'service',

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { clamp } from '../../../http/clamp';
 import { OkSchema } from '../../../http/schemas';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import {
   AddMembershipBody,
   MetaBody,
@@ -17,14 +17,14 @@ import {
   WhereQuery,
 } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { MANAGE, ok, PREFIX, Refusals, scopeWords, TAG, uuidOf, VIEW, whereOf, WithNotFound, permsRoute } from './common';
+import { MANAGE, ok, PREFIX, Refusals, scopeWords, TAG, uuidOf, VIEW, whereOf, WithNotFound } from './common';
 
 /** Players: what the proxy and backends read on join, memberships and meta. */
 export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { state, players } = runtime;
   const nameOf = (uuid: string) => state.player(uuid)?.name ?? uuid;
   return [
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/players`,
       auth: 'service',
@@ -35,7 +35,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: t.Array(PlayerListItemSchema), ...Refusals },
       handler: ({ query }) => players.search((query.q ?? '').trim(), clamp(query.limit ?? PLAYERS_LIMIT.default, PLAYERS_LIMIT.min, PLAYERS_LIMIT.max)),
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/players/:uuid`,
       auth: 'service',
@@ -47,7 +47,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: PlayerSchema, ...Refusals },
       handler: ({ params, query }) => players.view(uuidOf(params.uuid), whereOf(query)),
     }),
-    permsRoute({
+    defineRoute({
       method: 'PUT',
       path: `${PREFIX}/players/:uuid`,
       auth: 'service',
@@ -60,7 +60,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: PlayerSchema, ...Refusals },
       handler: ({ params, query, body, actor }) => players.register(uuidOf(params.uuid), body.name, whereOf(query), actor),
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/players/:uuid/groups`,
       auth: 'service',
@@ -78,7 +78,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`added ${nameOf(uuid)} to ${state.group(body.group).name}${scopeWords(body)}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/players/:uuid/groups`,
       auth: 'service',
@@ -98,7 +98,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(removed ? `removed ${who} from ${group}${where}` : `${who} is not in ${group}${where}; nothing was removed`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/players/:uuid/meta`,
       auth: 'service',
@@ -109,7 +109,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: MetaSchema, ...Refusals },
       handler: ({ params }) => ({ meta: players.meta(uuidOf(params.uuid)) }),
     }),
-    permsRoute({
+    defineRoute({
       method: 'PUT',
       path: `${PREFIX}/players/:uuid/meta`,
       auth: 'service',
@@ -125,7 +125,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`set meta ${body.key} of ${nameOf(uuid)}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/players/:uuid/meta/:key`,
       auth: 'service',

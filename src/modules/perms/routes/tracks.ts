@@ -1,9 +1,9 @@
 import { OkSchema } from '../../../http/schemas';
-import type { AnyRoute } from '../../../http/route';
+import { defineRoute, type AnyRoute } from '../../../http/route';
 import { CreateTrackBody, StepSchema, TrackListSchema, TrackParams, TrackSchema, TrackStepParams } from '../model';
 import type { PermsRuntime } from '../runtime';
 import { trackView } from '../views';
-import { MANAGE, ok, PREFIX, Refusals, TAG, uuidOf, VIEW, WithNotFound, permsRoute } from './common';
+import { MANAGE, ok, PREFIX, Refusals, TAG, uuidOf, VIEW, WithNotFound } from './common';
 
 const STEP_SUMMARY =
   'the player leaves the group they hold at their rank and gets the next one unscoped: {success, previousGroup, newGroup, message}; ' +
@@ -13,7 +13,7 @@ const STEP_SUMMARY =
 export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
   const { state, tracks } = runtime;
   return [
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/tracks`,
       auth: 'service',
@@ -26,7 +26,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
         return { tracks: list, total: list.length };
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'GET',
       path: `${PREFIX}/tracks/:name`,
       auth: 'service',
@@ -37,7 +37,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: TrackSchema, ...WithNotFound },
       handler: ({ params }) => trackView(state, state.track(params.name)),
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/tracks`,
       auth: 'service',
@@ -52,7 +52,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`created track ${track.name}: ${track.groups.join(' → ')}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'DELETE',
       path: `${PREFIX}/tracks/:name`,
       auth: 'service',
@@ -67,7 +67,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
         return ok(`deleted track ${name}`);
       },
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/tracks/:name/promote/:uuid`,
       auth: 'service',
@@ -78,7 +78,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       response: { 200: StepSchema, ...WithNotFound },
       handler: ({ params, actor }) => tracks.promote(params.name, uuidOf(params.uuid), actor),
     }),
-    permsRoute({
+    defineRoute({
       method: 'POST',
       path: `${PREFIX}/tracks/:name/demote/:uuid`,
       auth: 'service',
