@@ -42,30 +42,32 @@ export class ExpirySweeper {
     if (this.stopped) return;
     try {
       const state = this.changes.state;
-      const now = this.changes.now();
-      const groupNames = new Map(state.groups().map((g) => [g.id, g.name]));
-      const players = new Map([...state.players()].map((p) => [p.id, p]));
+      // Names are read before the apply reloads memory: the rows are gone from disk by then.
+      const groupName = (id: number) => state.groupById(id)?.name ?? String(id);
+      const player = (id: number) => state.playerById(id);
+      const scoped = (row: { server: string; world: string }) => [row.server && `server=${row.server}`, row.world && `world=${row.world}`];
       this.changes.apply('system', () => {
-        const expired = this.changes.store.deleteExpired(now);
+        const expired = this.changes.store.deleteExpired(this.changes.now());
+        if (expired.groups.length + expired.memberships.length === 0) return { change: {}, result: undefined };
         const groups = [...new Set(expired.groups.map((g) => g.id))];
         const members = [...new Set(expired.memberships.map((m) => m.playerId))];
         const change: Change = {
           groups,
           players: members,
           events: [
-            ...groups.map((id) => ({ type: 'PERMISSION_GROUP_UPDATED' as const, data: { group: groupNames.get(id) ?? String(id) } })),
-            ...members.map((id) => ({ type: 'PLAYER_PERMISSIONS_UPDATED' as const, data: { uuid: players.get(id)?.uuid ?? '', player: players.get(id)?.name ?? '' } })),
+            ...groups.map((id) => ({ type: 'PERMISSION_GROUP_UPDATED' as const, data: { group: groupName(id) } })),
+            ...members.map((id) => ({ type: 'PLAYER_PERMISSIONS_UPDATED' as const, data: { uuid: player(id)?.uuid ?? '', player: player(id)?.name ?? '' } })),
           ],
           audit: [
-            ...expired.groups.map((g) => ({ action: 'group.expireperm', target: groupNames.get(g.id) ?? String(g.id), details: [g.node, g.server && `server=${g.server}`, g.world && `world=${g.world}`].filter(Boolean).join(' ') })),
+            ...expired.groups.map((g) => ({ action: 'group.expireperm', target: groupName(g.id), details: [g.node, ...scoped(g)].filter(Boolean).join(' ') })),
             ...expired.memberships.map((m) => ({
               action: 'user.expiregroup',
-              target: players.get(m.playerId)?.name ?? String(m.playerId),
-              details: [groupNames.get(m.groupId) ?? String(m.groupId), m.server && `server=${m.server}`, m.world && `world=${m.world}`].filter(Boolean).join(' '),
+              target: player(m.playerId)?.name ?? String(m.playerId),
+              details: [groupName(m.groupId), ...scoped(m)].filter(Boolean).join(' '),
             })),
           ],
         };
-        if (groups.length + members.length > 0) this.log.info({ grants: expired.groups.length, memberships: expired.memberships.length }, 'expired permissions removed');
+        this.log.info({ grants: expired.groups.length, memberships: expired.memberships.length }, 'expired permissions removed');
         return { change, result: undefined };
       });
     } catch (error) {

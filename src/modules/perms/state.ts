@@ -62,6 +62,11 @@ export class PermState {
     return this.groupsByKey.get(key);
   }
 
+  groupById(id: number): Group | undefined {
+    const key = this.groupKeyById.get(id);
+    return key === undefined ? undefined : this.groupsByKey.get(key);
+  }
+
   defaultGroup(): Group | undefined {
     return this.defaultKey === undefined ? undefined : this.groupsByKey.get(this.defaultKey);
   }
@@ -72,6 +77,11 @@ export class PermState {
 
   player(uuid: string): PermPlayer | undefined {
     return this.playersByUuid.get(uuid);
+  }
+
+  playerById(id: number): PermPlayer | undefined {
+    const uuid = this.uuidById.get(id);
+    return uuid === undefined ? undefined : this.playersByUuid.get(uuid);
   }
 
   playerByName(name: string): PermPlayer | undefined {
@@ -114,12 +124,6 @@ export class PermState {
       else if (oldKey !== undefined) next.delete(oldKey);
     }
     this.groupsByKey = next;
-    this.reindexGroups();
-  }
-
-  /** After a group was deleted: its memberships (cascaded on disk) leave the players who had them. */
-  reloadAllGroups(): void {
-    this.groupsByKey = new Map(this.store.groups().map((g) => [g.key, g]));
     this.reindexGroups();
   }
 
