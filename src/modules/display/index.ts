@@ -1,16 +1,10 @@
-import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import type { SvcModule } from '../module';
+import { PerController } from '../per-controller';
 import { displayDoctorSection } from './doctor';
 import { displayRoutes } from './routes';
 import { DisplayStore } from './store';
 
-/** One store per controller: a module object is shared by every controller of a process (tests run several). */
-const stores = new WeakMap<Kernel, DisplayStore>();
-const storeOf = (ctx: ModuleContext) => {
-  const store = stores.get(ctx.kernel);
-  if (!store) throw new Error('the display module was used before its init');
-  return store;
-};
+const stores = new PerController<DisplayStore>('display');
 
 /**
  * Server-selector signs and NPCs: one editable display per non-proxy group, in
@@ -32,12 +26,11 @@ export const displayModule: SvcModule = {
   init(ctx) {
     const store = new DisplayStore(ctx.kernel, ctx.log, ctx.dir);
     store.start();
-    stores.set(ctx.kernel, store);
+    stores.set(ctx, store);
   },
-  routes: (ctx) => displayRoutes(storeOf(ctx)),
-  doctorChecks: (ctx) => [displayDoctorSection(storeOf(ctx), ctx.kernel.dir)],
+  routes: (ctx) => displayRoutes(stores.of(ctx)),
+  doctorChecks: (ctx) => [displayDoctorSection(stores.of(ctx), ctx.kernel.dir)],
   stop(ctx) {
-    stores.get(ctx.kernel)?.stop();
-    stores.delete(ctx.kernel);
+    stores.take(ctx)?.stop();
   },
 };

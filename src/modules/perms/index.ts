@@ -1,18 +1,12 @@
-import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import type { SvcModule } from '../module';
+import { PerController } from '../per-controller';
 import { permsCommand } from './commands';
 import { permsDoctorSection } from './doctor';
 import { permsRoutes } from './routes';
 import { PermsRuntime } from './runtime';
 import perms0001 from './migrations/0001_perms.sql' with { type: 'text' };
 
-/** One runtime per controller: a module object is shared by every controller of a process (tests run several). */
-const runtimes = new WeakMap<Kernel, PermsRuntime>();
-const runtimeOf = (ctx: ModuleContext) => {
-  const runtime = runtimes.get(ctx.kernel);
-  if (!runtime) throw new Error('the permissions module was used before its init');
-  return runtime;
-};
+const runtimes = new PerController<PermsRuntime>('permissions');
 
 /**
  * Permission groups with scoped and expiring grants, players' memberships, tracks and meta:
@@ -37,15 +31,14 @@ export const permsModule: SvcModule = {
   },
   init(ctx) {
     const runtime = new PermsRuntime(ctx.kernel, ctx.log);
-    runtimes.set(ctx.kernel, runtime);
+    runtimes.set(ctx, runtime);
     ctx.kernel.modules.provide('perms', runtime.resolver());
   },
-  ready: (ctx) => runtimeOf(ctx).start(),
-  routes: (ctx) => permsRoutes(runtimeOf(ctx)),
-  commands: (ctx) => [permsCommand(runtimeOf(ctx))],
-  doctorChecks: (ctx) => [permsDoctorSection(runtimeOf(ctx).state)],
+  ready: (ctx) => runtimes.of(ctx).start(),
+  routes: (ctx) => permsRoutes(runtimes.of(ctx)),
+  commands: (ctx) => [permsCommand(runtimes.of(ctx))],
+  doctorChecks: (ctx) => [permsDoctorSection(runtimes.of(ctx).state)],
   stop(ctx) {
-    runtimes.get(ctx.kernel)?.stop();
-    runtimes.delete(ctx.kernel);
+    runtimes.take(ctx)?.stop();
   },
 };

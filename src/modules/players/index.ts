@@ -1,18 +1,12 @@
 import { t } from 'elysia';
-import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import type { SvcModule } from '../module';
+import { PerController } from '../per-controller';
 import { playersCommand } from './commands';
 import { playersModuleRoutes } from './routes';
 import { PlayersRuntime } from './runtime';
 import players0001 from './migrations/0001_players.sql' with { type: 'text' };
 
-/** One runtime per controller: a module object is shared by every controller of a process (tests run several). */
-const runtimes = new WeakMap<Kernel, PlayersRuntime>();
-const runtimeOf = (ctx: ModuleContext) => {
-  const runtime = runtimes.get(ctx.kernel);
-  if (!runtime) throw new Error('the players module was used before its init');
-  return runtime;
-};
+const runtimes = new PerController<PlayersRuntime>('players');
 
 const ConfigSchema = t.Object({
   players: t.Object({
@@ -48,15 +42,14 @@ export const playersModule: SvcModule = {
   init(ctx) {
     const days = ctx.config.players?.history_retention_days as number;
     const runtime = new PlayersRuntime(ctx.kernel, ctx.log, { historyRetentionDays: days });
-    runtimes.set(ctx.kernel, runtime);
+    runtimes.set(ctx, runtime);
     // Core's GET /api/players answers from this roster instead of pinging the backends.
     ctx.kernel.modules.provide('players', runtime.sessions);
   },
-  ready: (ctx) => runtimeOf(ctx).ready(),
-  routes: (ctx) => playersModuleRoutes(runtimeOf(ctx).views),
-  commands: (ctx) => [playersCommand(runtimeOf(ctx).views)],
+  ready: (ctx) => runtimes.of(ctx).ready(),
+  routes: (ctx) => playersModuleRoutes(runtimes.of(ctx).views),
+  commands: (ctx) => [playersCommand(runtimes.of(ctx).views)],
   stop(ctx) {
-    runtimes.get(ctx.kernel)?.stop();
-    runtimes.delete(ctx.kernel);
+    runtimes.take(ctx)?.stop();
   },
 };
