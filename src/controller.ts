@@ -175,6 +175,8 @@ export class Controller {
     const auth = new Authenticator({ masterToken: master.token, clusterToken: config.cluster.token, jwtEnabled: config.api.jwt_enabled });
     const metrics = new MetricsRegistry();
     const modules = new ModuleRegistry(options.modules ?? BUILTIN_MODULES);
+    // Dashboard session tokens authenticate while the auth module is loaded.
+    auth.useSessions(() => modules.lookup('sessions'));
     const groups = new GroupStore(join(paths.config, 'groups'));
     const groupReport = groups.load();
     for (const broken of groupReport.broken) log.error(`group file skipped: ${broken.message}`);

@@ -77,9 +77,9 @@ export const EVENT_CATALOGUE = {
   CLI_SESSION_DISCONNECTED: ev({ sessionId: R, remoteIp: R, clientUsername: R, durationSeconds: R, commandCount: R }, 'always'),
 
   // Dashboard login (core events of the auth document; the spec leaves the wire names open).
-  DASHBOARD_LOGIN_SUCCEEDED: ev({ uuid: R, ip: O, method: O }, 'always'),
-  DASHBOARD_LOGIN_FAILED: ev({ uuid: O, ip: O, reason: R }, 'always'),
-  DASHBOARD_SESSION_REVOKED: ev({ uuid: R, ip: O, scope: R }, 'always'),
+  DASHBOARD_LOGIN_SUCCEEDED: ev({ uuid: R, name: R, method: R, totpUsed: R, ip: O, sessionId: O }, 'always'),
+  DASHBOARD_LOGIN_FAILED: ev({ reason: R, uuid: O, ip: O }, 'always'),
+  DASHBOARD_SESSION_REVOKED: ev({ uuid: R, sessionId: O, scope: R, count: R, ip: O }, 'always'),
 
   // Module events (module-event envelope, unwrapped on the wire).
   PERMISSION_GROUP_CREATED: mod('perms', { group: R }),
@@ -109,7 +109,8 @@ export const EVENT_CATALOGUE = {
   RESOURCE_PACK_UNASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }),
   RESOURCE_PACK_STATUS: mod('resourcepacks', { player: R, pack: R, status: R }, 'never'),
   DISPLAY_UPDATED: mod('display', { group: R }),
-  AUTH_MAGIC_LINK_DELIVERY: mod('auth', { uuid: R, player: R, link: R }, 'never'),
+  // Carries a live login link: never audited, and only master-token subscribers (the proxy) hear it.
+  AUTH_MAGIC_LINK_DELIVERY: mod('auth', { uuid: R, name: R, url: R, ttl: R, expiresAt: R }, 'never'),
 } as const satisfies Record<string, EventSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -125,7 +126,7 @@ export type EventData<T extends EventType> = { [K in RequiredKeys<T>]: EventValu
 } & (T extends 'SERVICE_MESSAGE' ? Record<string, EventValue> : unknown);
 
 /** Who caused an event: the controller itself, the local console, or an API caller. */
-export type Actor = 'system' | 'console' | 'api:admin' | 'api:service' | `api:${string}`;
+export type Actor = 'system' | 'console' | 'api:admin' | 'api:service' | `api:${string}` | `dashboard:${string}`;
 
 export interface SvcEvent {
   type: EventType;

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../events/catalogue';
+import type { DashboardSessions, SessionIdentity } from '../modules/services';
 
 /**
  * Who may call a route:
@@ -8,10 +9,14 @@ import type { Actor } from '../events/catalogue';
  *   cluster - the cluster token (agents); the master token and admin JWTs too
  *   service - derived service token, master token, or a JWT with admin or a service scope
  *   admin   - master token or admin JWT; derived service tokens are refused
+ *   session - a dashboard session only (its own sessions, TOTP, passkeys): API tokens have no
+ *             dashboard identity and are refused
+ * Dashboard sessions (auth module) pass service and admin routes by the route's permission
+ * node, never cluster routes, never machine-only ones.
  */
-export type AuthLevel = 'public' | 'cluster' | 'service' | 'admin';
+export type AuthLevel = 'public' | 'cluster' | 'service' | 'admin' | 'session';
 
-export const AUTH_LEVELS: readonly AuthLevel[] = ['public', 'cluster', 'service', 'admin'];
+export const AUTH_LEVELS: readonly AuthLevel[] = ['public', 'cluster', 'service', 'admin', 'session'];
 
 /** Every scope a JWT may carry (GET /api/tokens/scopes lists them sorted). */
 export const SCOPES = [
@@ -41,17 +46,44 @@ const JWT_KEY_LABEL = 'svc-jwt-signing-key';
 const JWT_ISSUER = 'svc';
 export const JWT_MIN_LIFETIME_SECONDS = 60;
 
-export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt';
+export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session';
 
 export interface Principal {
   kind: CredentialKind;
+  /** JWT scopes; `admin` for the master token. Always empty for sessions: they pass by nodes. */
   scopes: ReadonlySet<string>;
   actor: Actor;
   subject?: string;
+  /** The dashboard session behind a `session` principal. */
+  session?: SessionIdentity;
 }
 
-export type Identification = Principal | 'invalid' | null;
-export type Verdict = 'ok' | 'unauthorized' | 'invalid' | 'forbidden';
+/** A presented token that opens nothing: wrong or malformed, or a session that has ended. */
+export type Refusal = 'invalid' | 'session-expired' | 'session-revoked';
+export type Identification = Principal | Refusal | null;
+
+/** What a route (or socket) asks of its callers. */
+export interface Access {
+  auth: AuthLevel;
+  scopes?: readonly string[];
+  permission?: string;
+  machineOnly?: true;
+  /** The login and profile routes, which a session that must still enrol in TOTP may use. */
+  enrolmentOpen?: boolean;
+}
+
+export type Verdict =
+  | { ok: true }
+  | { ok: false; reason: 'unauthorized' | Refusal | 'forbidden' | 'machine-only' | 'needs-session' | 'totp-required' }
+  | { ok: false; reason: 'missing-node'; node: string };
+
+/** The node a session needs on a non-public route that declares none: only admins pass (fail closed). */
+export const ADMIN_NODE = 'svc.dashboard.admin';
+
+export const isPrincipal = (who: Identification): who is Principal => who !== null && typeof who === 'object';
+
+const OK: Verdict = { ok: true };
+const refuse = (reason: Exclude<Verdict, { ok: true }>['reason'] & string): Verdict => ({ ok: false, reason }) as Verdict;
 
 export function deriveServiceToken(masterToken: string): string {
   return createHmac('sha256', masterToken).update(SERVICE_TOKEN_MESSAGE).digest('hex');
@@ -96,6 +128,9 @@ export class Authenticator {
   private readonly service: Secret;
   private readonly cluster: Secret;
 
+  /** The auth module's sessions, looked up per request (absent while the module is not loaded). */
+  private sessions: () => DashboardSessions | undefined = () => undefined;
+
   constructor(private readonly secrets: AuthSecrets) {
     this.serviceToken = secrets.masterToken ? deriveServiceToken(secrets.masterToken) : '';
     this.jwtKey = createHmac('sha256', secrets.masterToken).update(JWT_KEY_LABEL).digest();
@@ -106,6 +141,11 @@ export class Authenticator {
 
   get jwtEnabled(): boolean {
     return this.secrets.jwtEnabled;
+  }
+
+  /** Lets dashboard session tokens (auth module) authenticate too. */
+  useSessions(source: () => DashboardSessions | undefined): void {
+    this.sessions = source;
   }
 
   /**
@@ -123,23 +163,46 @@ export class Authenticator {
     if (service) return { kind: 'service', scopes: new Set(SERVICE_SCOPES), actor: 'api:service' };
     if (cluster) return { kind: 'cluster', scopes: new Set(), actor: 'api:cluster' };
     if (this.secrets.jwtEnabled && token.split('.').length === 3) return this.verifyJwt(token);
-    return 'invalid';
+    return this.identifySession(token);
   }
 
-  /** Decides whether an identified caller may use a route of this level (plus extra scopes). */
-  authorize(who: Identification, level: AuthLevel, extraScopes: readonly string[] = []): Verdict {
-    if (level === 'public') return 'ok';
-    if (who === null) return 'unauthorized';
-    if (who === 'invalid') return 'invalid';
-    if (who.scopes.has('admin')) return 'ok';
+  /**
+   * As identify, for WebSockets: a `wt_` ticket (single use, 30 s) stands for the session that
+   * minted it, so browsers never put the session token itself in a URL.
+   */
+  identifySocket(token: string | null | undefined): Identification | Promise<Identification> {
+    if (token?.startsWith(TICKET_PREFIX)) {
+      const session = this.sessions()?.redeemTicket(token);
+      return session ? sessionPrincipal(session) : 'invalid';
+    }
+    return this.identify(token);
+  }
+
+  private identifySession(token: string): Identification {
+    const found = this.sessions()?.validate(token) ?? null;
+    if (found === null) return 'invalid';
+    if (found === 'expired') return 'session-expired';
+    if (found === 'revoked') return 'session-revoked';
+    return sessionPrincipal(found);
+  }
+
+  /** Decides whether an identified caller may use a route or socket that asks this. */
+  authorize(who: Identification, access: Access): Verdict {
+    const { auth: level, scopes: extraScopes = [] } = access;
+    if (level === 'public') return OK;
+    if (who === null) return refuse('unauthorized');
+    if (!isPrincipal(who)) return refuse(who);
+    if (who.kind === 'session') return authorizeSession(who.session!, access);
+    if (level === 'session') return refuse('needs-session');
+    if (who.scopes.has('admin')) return OK;
     switch (level) {
       case 'cluster':
-        return who.kind === 'cluster' || extraScopes.some((s) => who.scopes.has(s)) ? 'ok' : 'forbidden';
+        return who.kind === 'cluster' || extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
       case 'service':
-        if (who.kind === 'service') return 'ok';
-        return SERVICE_SCOPES.some((s) => who.scopes.has(s)) || extraScopes.some((s) => who.scopes.has(s)) ? 'ok' : 'forbidden';
+        if (who.kind === 'service') return OK;
+        return SERVICE_SCOPES.some((s) => who.scopes.has(s)) || extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
       case 'admin':
-        return who.kind === 'jwt' && extraScopes.some((s) => who.scopes.has(s)) ? 'ok' : 'forbidden';
+        return who.kind === 'jwt' && extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
     }
   }
 
@@ -167,4 +230,26 @@ export class Authenticator {
       throw error;
     }
   }
+}
+
+/** Prefix of the single-use WebSocket tickets a session mints (`GET /api/auth/ws-ticket`). */
+export const TICKET_PREFIX = 'wt_';
+
+const NO_SCOPES: ReadonlySet<string> = new Set();
+
+export function sessionPrincipal(session: SessionIdentity): Principal {
+  return { kind: 'session', scopes: NO_SCOPES, actor: `dashboard:${session.name}`, subject: session.uuid, session };
+}
+
+/**
+ * A dashboard session passes by the node the route declares (admins pass every node), never a
+ * cluster or machine-only route, and, while it must still enrol in TOTP, only the login and
+ * profile routes.
+ */
+function authorizeSession(session: SessionIdentity, access: Access): Verdict {
+  if (access.auth === 'cluster' || access.machineOnly) return refuse('machine-only');
+  if (session.mustEnrollTotp && !access.enrolmentOpen) return refuse('totp-required');
+  if (access.auth === 'session') return OK;
+  const node = access.permission ?? ADMIN_NODE;
+  return session.has(node) ? OK : { ok: false, reason: 'missing-node', node };
 }

@@ -18,7 +18,11 @@ export async function parseBody(request: Request, limit: number, schema: TSchema
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json') || type === '') return parseJson(text, schema);
   if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
-  if (type.startsWith('text/')) return text;
+  // A route that takes a JSON object says so; text is only ever meant for text bodies.
+  if (type.startsWith('text/')) {
+    if (schema?.type === 'object') throw new ApiError('VALIDATION_FAILED', `Content-Type ${type} cannot carry this route's JSON object: send application/json`);
+    return text;
+  }
   throw new ApiError('VALIDATION_FAILED', `unsupported Content-Type ${type}: send application/json`);
 }
 

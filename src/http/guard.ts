@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
 import type { Config } from '../config/schema';
-import type { Authenticator, Identification } from './auth';
+import { isPrincipal, type Access, type Authenticator, type Identification, type Verdict } from './auth';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
 import { RouteTable } from './route-table';
 import { RateLimiter } from './rate-limit';
@@ -60,8 +60,10 @@ export class RequestGuard {
     // master token is among them: the Velocity bridge holds it and reports every login, switch
     // and permission lookup (REFERENCE-MODULES §10); the public budget is there to slow down
     // callers without a valid credential, and a master-token holder can do anything anyway.
+    // A dashboard session is an authenticated person whose dashboard polls several routes at
+    // once: it spends the authenticated budget too.
     const bulk = endpoint?.kind === 'route' && endpoint.route.budget === 'bulk';
-    const trusted = who !== null && who !== 'invalid' && (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster' || bulk);
+    const trusted = isPrincipal(who) && (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster' || who.kind === 'session' || bulk);
     const budget = (trusted ? this.serviceLimit : this.publicLimit).take(ip);
     if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
     if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
@@ -88,12 +90,10 @@ export class RequestGuard {
     return this.facts.get(request);
   }
 
-  /** Refuses a caller the route's level does not admit. */
+  /** Refuses a caller the route's level (or, for a session, its node) does not admit. */
   enforce(route: AnyRoute, who: Identification): void {
-    const verdict = this.auth.authorize(who, route.auth, route.scopes);
-    if (verdict === 'unauthorized') throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
-    if (verdict === 'invalid') throw new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
-    if (verdict === 'forbidden') throw new ApiError('FORBIDDEN', `this route needs ${route.auth} access; the presented token does not grant it`);
+    const verdict = this.auth.authorize(who, accessOf(route));
+    if (!verdict.ok) throw refusalError(verdict, route.auth);
   }
 
   stop(): void {
@@ -104,6 +104,41 @@ export class RequestGuard {
     this.publicLimit.sweep();
     this.serviceLimit.sweep();
     for (const limiter of this.routeLimits.values()) limiter.sweep();
+  }
+}
+
+/** What a route asks of its callers, for the authenticator. */
+export function accessOf(route: AnyRoute): Access {
+  return {
+    auth: route.auth,
+    scopes: route.scopes,
+    permission: route.permission,
+    machineOnly: route.machineOnly,
+    enrolmentOpen: route.path.startsWith('/api/auth/') || route.path.startsWith('/api/profile/'),
+  };
+}
+
+/** The error body of a refused caller: what is wrong and what would be accepted. */
+export function refusalError(verdict: Exclude<Verdict, { ok: true }>, level: string): ApiError {
+  switch (verdict.reason) {
+    case 'unauthorized':
+      return new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    case 'invalid':
+      return new ApiError('AUTH_FAILED', 'the bearer token is not valid (wrong, expired or malformed)');
+    case 'session-expired':
+      return new ApiError('AUTH_SESSION_EXPIRED', 'the dashboard session has expired: log in again');
+    case 'session-revoked':
+      return new ApiError('AUTH_SESSION_INVALID', 'the dashboard session was logged out: log in again');
+    case 'forbidden':
+      return new ApiError('FORBIDDEN', `this route needs ${level} access; the presented token does not grant it`);
+    case 'machine-only':
+      return new ApiError('FORBIDDEN', 'this route is for API tokens (proxies, plugins, agents); a dashboard session cannot call it');
+    case 'needs-session':
+      return new ApiError('FORBIDDEN', 'this route belongs to a dashboard session (log in to the dashboard); API tokens have no dashboard identity');
+    case 'totp-required':
+      return new ApiError('AUTH_TOTP_REQUIRED', 'admins must enrol in two-factor authentication first: POST /api/profile/totp/enroll, then /confirm', 403);
+    case 'missing-node':
+      return new ApiError('FORBIDDEN', `Missing permission: ${verdict.node} (this dashboard session does not hold it)`);
   }
 }
 

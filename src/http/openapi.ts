@@ -76,6 +76,7 @@ function operation(route: AnyRoute): Json {
     responses,
   };
   if (route.permission) op['x-svc-permission'] = route.permission;
+  if (route.machineOnly) op['x-svc-machine-only'] = true;
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
   // A body declared t.Optional may be left out (its parameters then come from the query).
@@ -102,9 +103,9 @@ export function buildOpenApi(version: string, routes: readonly AnyRoute[], socke
     paths,
     components: {
       schemas: { ErrorBody: plain(ErrorBodySchema) },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, cluster token or JWT' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, cluster token, JWT or dashboard session token' } },
     },
-    'x-svc-websockets': sockets.map((s) => ({ path: openApiPath(s.path), auth: s.auth, summary: s.summary })),
+    'x-svc-websockets': sockets.map((s) => ({ path: openApiPath(s.path), auth: s.auth, summary: s.summary, ...(s.permission ? { 'x-svc-permission': s.permission } : {}) })),
   };
 }
 

@@ -28,9 +28,18 @@ interface RouteMeta {
   auth: AuthLevel;
   /**
    * The permission node a dashboard session needs here (`svc.dashboard.players.view`); API
-   * tokens pass on their auth level alone. Listed in the OpenAPI document.
+   * tokens pass on their auth level alone. A session holding `svc.dashboard.admin` or `*`
+   * passes every node. A non-public route without one admits only admin sessions (fail closed).
+   * Listed in the OpenAPI document as `x-svc-permission`.
    */
   permission?: string;
+  /**
+   * Only machines (API tokens) may call this route: a dashboard session is refused whatever
+   * nodes it holds. For routes that act on behalf of any player or feed the controller's
+   * picture of the network (login-code minting, proxy events, command execution for a
+   * `caller`, plugin look-ups): a browser session has no business there (`x-svc-machine-only`).
+   */
+  machineOnly?: true;
   /** JWT scopes that open this route beyond what its level implies (e.g. `config:read`). */
   scopes?: readonly Scope[];
   summary: string;
@@ -93,6 +102,8 @@ export interface SocketSpec {
   path: string;
   auth: AuthLevel;
   summary: string;
+  /** The node a dashboard session (or its `wt_` ticket) needs to open it; as for routes. */
+  permission?: string;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

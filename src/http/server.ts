@@ -3,6 +3,7 @@ import { cors } from '@elysiajs/cors';
 import type { Kernel } from '../kernel';
 import { parseBody } from './body';
 import { RequestGuard } from './guard';
+import { isPrincipal } from './auth';
 import { errorRenderer } from './render-error';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
 
@@ -84,7 +85,7 @@ function mountRoute(app: AnyElysia, route: AnyRoute, guard: RequestGuard): void 
     // not resolve to this route (HEAD, a trailing slash, percent-encoding); check again here.
     if (facts?.route !== route) guard.enforce(route, facts?.who ?? null);
     guard.takeRouteBudget(route, facts?.ip ?? 'unknown');
-    const principal = facts && facts.who !== 'invalid' ? facts.who : null;
+    const principal = facts && isPrincipal(facts.who) ? facts.who : null;
     return route.handler({
       params: c.params,
       query: c.query,

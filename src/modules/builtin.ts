@@ -1,4 +1,5 @@
 import type { SvcModule } from './module';
+import { authModule } from './auth';
 import { displayModule } from './display';
 import { permsModule } from './perms';
 import { playersModule } from './players';
@@ -7,4 +8,4 @@ import { playersModule } from './players';
  * The modules compiled into this binary. Adding a module is adding its folder under
  * src/modules/ and one line here; core never imports a module otherwise.
  */
-export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule, permsModule];
+export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule, permsModule, authModule];

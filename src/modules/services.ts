@@ -31,9 +31,46 @@ export interface PermissionResolver {
   /** The player's nodes as plugins apply them: granted nodes, and `-node` for winning negations. */
   effectivePermissions(uuid: string, where?: { server?: string; world?: string }): string[];
   has(uuid: string, node: string, where?: { server?: string; world?: string }): boolean;
+  /**
+   * Calls the listener after every applied change (API, console, expiry sweep) with the players
+   * whose answers may have changed (lower-case dashed uuids), or 'all' when a group or track
+   * changed. Returns the unsubscribe function.
+   */
+  onChange(listener: (changed: readonly string[] | 'all') => void): () => void;
+}
+
+/** A dashboard session as one request or socket sees it (auth module). */
+export interface SessionIdentity {
+  /** The public id (`my-sessions`, revocation), never the token. */
+  id: string;
+  /** Lower-case, dashed. */
+  uuid: string;
+  name: string;
+  /** Holds the node: by grant, by a wildcard above it, by `svc.dashboard.admin` or by `*`. */
+  has(node: string): boolean;
+  isAdmin: boolean;
+  /**
+   * `[totp] require_for_admin` holds and this admin has not enrolled: only the login and
+   * profile routes (`/api/auth/*`, `/api/profile/*`) answer until they do.
+   */
+  mustEnrollTotp: boolean;
+}
+
+/** What a presented token turned out to be, when not a live session: told apart for the error code. */
+export type SessionCheck = SessionIdentity | 'expired' | 'revoked' | null;
+
+/** The auth module's sessions, as core's request guard and WebSockets use them. */
+export interface DashboardSessions {
+  /** The session this bearer token opens; null when it is no session token at all. Never writes to disk on the hot path. */
+  validate(token: string): SessionCheck;
+  /** Spends a single-use `wt_` ticket (WebSockets); null when unknown, used or older than 30 s. */
+  redeemTicket(ticket: string): SessionIdentity | null;
+  /** Calls the listener with a session's id when it is revoked; returns the unsubscribe function. */
+  onRevoked(listener: (sessionId: string) => void): () => void;
 }
 
 export interface ModuleServices {
   players: PlayerDirectory;
   perms: PermissionResolver;
+  sessions: DashboardSessions;
 }

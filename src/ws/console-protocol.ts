@@ -35,5 +35,8 @@ export const OutboundFrameSchema = Type.Union([
 export type OutboundFrame = Static<typeof OutboundFrameSchema>;
 export const outboundFrame = TypeCompiler.Compile(OutboundFrameSchema);
 
-/** Events too frequent for a console; the spec keeps them off this channel. */
-export const EVENTS_NOT_FORWARDED: ReadonlySet<string> = new Set(['NODE_HEARTBEAT', 'STRESS_TEST_UPDATED']);
+/**
+ * Events kept off consoles: the too frequent ones (the spec keeps them off this channel), and
+ * the magic-link delivery, which carries a live login link meant only for the proxy.
+ */
+export const EVENTS_NOT_FORWARDED: ReadonlySet<string> = new Set(['NODE_HEARTBEAT', 'STRESS_TEST_UPDATED', 'AUTH_MAGIC_LINK_DELIVERY']);

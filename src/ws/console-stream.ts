@@ -7,7 +7,8 @@ import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
 import { publishEventsTo } from './event-topic';
-import { admitAdmin, EarlyFrames, socketId, type SocketHandle } from './socket-auth';
+import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
+import type { Actor } from '../events/catalogue';
 import { clientAddress } from '../http/request';
 import { EVENTS_NOT_FORWARDED, inboundFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
 
@@ -15,6 +16,8 @@ export const CONSOLE_STREAM_SOCKET: SocketSpec = {
   path: '/api/console/stream',
   auth: 'admin',
   summary: 'The remote console, multiplexed JSON: hello, execute, complete, screen_* in; output, output_end, completions, event, screen_* out',
+  // It runs any controller command, so only an admin session opens it.
+  permission: 'svc.dashboard.admin',
 };
 
 /** The topic events reach consoles on (serialised once, whatever the number of consoles). */
@@ -25,6 +28,8 @@ const MAX_RUNNING = 16;
 interface Session {
   ws: SocketHandle;
   ip: string;
+  /** Who opened it: an admin token, or an admin dashboard session (`dashboard:<name>`). */
+  actor: Actor;
   /** Set by the first hello. */
   id: string | null;
   client: CliClient | null;
@@ -70,7 +75,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     const { id, client, ip } = session;
     session.registered = deps.locations.locate(ip).then((location) => {
       deps.sessions.open({ id, remoteIp: ip, client, location, at: session.connectedAt });
-      kernel.bus.publish('CLI_SESSION_CONNECTED', { sessionId: id, remoteIp: ip, clientUsername: client.username, clientHostname: client.hostname, clientOs: client.os, location }, 'api:admin');
+      kernel.bus.publish('CLI_SESSION_CONNECTED', { sessionId: id, remoteIp: ip, clientUsername: client.username, clientHostname: client.hostname, clientOs: client.os, location }, session.actor);
       kernel.log.info({ area: 'console', session: id, ip, user: client.username }, 'remote console connected');
     });
   };
@@ -88,7 +93,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     session.commands += 1;
     session.running += 1;
     try {
-      const result = await kernel.commands.run(line.command, { args: line.args, actor: 'api:admin', caller: `console-stream:${session.id}` }, ({ kind, text }) => send(session, { type: 'output', id, line: { type: kind, text } }));
+      const result = await kernel.commands.run(line.command, { args: line.args, actor: session.actor, caller: `console-stream:${session.id}` }, ({ kind, text }) => send(session, { type: 'output', id, line: { type: kind, text } }));
       end(result.success);
     } finally {
       session.running -= 1;
@@ -163,12 +168,12 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       early.begin(id);
-      const admitted = await admitAdmin(ws, kernel.auth, () => early.pending(id));
+      const admitted = await admitSocket(ws, kernel.auth, CONSOLE_STREAM_SOCKET, () => early.pending(id), () => kernel.modules.lookup('sessions'));
       const sentMeanwhile = early.end(id);
       if (!admitted) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null };
+      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), actor: admitted.actor, id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null };
       live.set(id, session);
       for (const message of sentMeanwhile) receive(session, message);
     },
@@ -186,6 +191,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
       const id = socketId(ws);
       heartbeat.untrack(id);
       early.end(id);
+      forgetSocket(ws);
       const session = live.get(id);
       live.delete(id);
       if (!session) return;
@@ -193,7 +199,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
       const ended = Date.now();
       void session.registered?.then(() => {
         const durationSeconds = deps.sessions.close(session.id!, ended, session.commands);
-        kernel.bus.publish('CLI_SESSION_DISCONNECTED', { sessionId: session.id!, remoteIp: session.ip, clientUsername: session.client!.username, durationSeconds, commandCount: session.commands }, 'api:admin');
+        kernel.bus.publish('CLI_SESSION_DISCONNECTED', { sessionId: session.id!, remoteIp: session.ip, clientUsername: session.client!.username, durationSeconds, commandCount: session.commands }, session.actor);
       }).catch((error: unknown) => kernel.log.error({ area: 'console', err: error }, 'recording the console session failed'));
     },
   });

@@ -1,49 +1,60 @@
 import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
-import { SERVICE_SCOPES } from '../http/auth';
+import type { SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
 import { publishEventsTo } from './event-topic';
-import { CLOSE_POLICY, socketId, tokenOf, type SocketHandle } from './socket-auth';
+import { admitSocket, CLOSE_POLICY, forgetSocket, socketId, type SocketHandle } from './socket-auth';
 
 export { CLOSE_POLICY };
 
-export const EVENTS_SOCKET: SocketSpec = { path: '/api/events', auth: 'service', summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event' };
+export const EVENTS_SOCKET: SocketSpec = {
+  path: '/api/events',
+  auth: 'service',
+  summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event',
+  permission: 'svc.dashboard.overview',
+};
 
-/** The pub/sub topic every authenticated events socket joins. */
-const TOPIC = 'svc-events';
+/**
+ * Who hears what. The magic-link delivery carries a live login link: only the master token
+ * (the proxy's credential) hears it, never derived-token holders (every backend plugin) nor
+ * dashboard sessions. Sessions also do not hear the dashboard login events, which carry other
+ * people's addresses (`GET /api/audit` serves those to holders of the audit node).
+ */
+const TOPIC_MASTER = 'svc-events-master';
+const TOPIC_MACHINE = 'svc-events';
+const TOPIC_SESSION = 'svc-events-session';
+const PROXY_ONLY: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY']);
+const NOT_FOR_SESSIONS: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY', 'DASHBOARD_LOGIN_SUCCEEDED', 'DASHBOARD_LOGIN_FAILED', 'DASHBOARD_SESSION_REVOKED']);
+
+const frameOf = (event: SvcEvent) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
 
 /**
  * GET /api/events: the bus, pushed to subscribers. Accepts the master token, the derived
- * service token, or a JWT with admin or a service scope, in the Authorization header or in
- * ?token= (browsers cannot set headers). Anything else is closed with 1008 at once.
+ * service token, a JWT with admin or a service scope, or a dashboard session holding the
+ * events node (directly or by a `wt_` ticket), in the Authorization header or in ?token=
+ * (browsers cannot set headers). Anything else is closed with 1008 at once.
  *
- * Fan-out: each event is serialised once and handed to Bun's native publish, which writes it
- * to every subscribed socket; a subscriber that stops reading only grows its own buffer
- * (see the websocket limits in http/server.ts) and never delays the others.
+ * Fan-out: each event is serialised once per audience and handed to Bun's native publish,
+ * which writes it to every subscribed socket; a subscriber that stops reading only grows its
+ * own buffer (see the websocket limits in http/server.ts) and never delays the others.
  */
 export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): { subscribers(): number } {
   // Live connections and whether each has been let in. A socket that closes while its
   // credential is still being checked is gone from the map by then, and never subscribes.
   const live = new Map<string, boolean>();
-  const topic = publishEventsTo(app, kernel.bus, TOPIC, (event) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
+  const master = publishEventsTo(app, kernel.bus, TOPIC_MASTER, frameOf);
+  const machine = publishEventsTo(app, kernel.bus, TOPIC_MACHINE, (event) => (PROXY_ONLY.has(event.type) ? null : frameOf(event)));
+  const session = publishEventsTo(app, kernel.bus, TOPIC_SESSION, (event) => (NOT_FOR_SESSIONS.has(event.type) ? null : frameOf(event)));
   app.ws(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       live.set(id, false);
-      const who = await kernel.auth.identify(tokenOf(ws));
-      const allowed =
-        who !== null &&
-        who !== 'invalid' &&
-        (who.kind === 'master' || who.kind === 'service' || who.scopes.has('admin') || SERVICE_SCOPES.some((s) => who.scopes.has(s)));
-      if (!live.has(id)) return;
-      if (!allowed) {
-        ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'token not accepted');
-        return;
-      }
+      const who = await admitSocket(ws, kernel.auth, EVENTS_SOCKET, () => live.has(id), () => kernel.modules.lookup('sessions'));
+      if (!who) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      raw.subscribe(TOPIC);
+      raw.subscribe(who.kind === 'master' ? TOPIC_MASTER : who.kind === 'session' ? TOPIC_SESSION : TOPIC_MACHINE);
       live.set(id, true);
     },
     message(ws: SocketHandle) {
@@ -55,8 +66,9 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
+      forgetSocket(ws);
       live.delete(id);
     },
   });
-  return topic;
+  return { subscribers: () => master.subscribers() + machine.subscribers() + session.subscribers() };
 }

@@ -2,19 +2,21 @@ import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
-import { admitAdmin, EarlyFrames, socketId, type SocketHandle } from './socket-auth';
+import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
 
 export const SERVICE_CONSOLE_SOCKET: SocketSpec = {
   path: '/api/services/:name/console',
   auth: 'admin',
   summary: 'A service console: each stdout line out as a text frame; each inbound frame, trimmed, to stdin',
+  permission: 'svc.dashboard.services.console',
 };
 
 /** Close code when the service is unknown or has no process (unsupported data). */
 export const CLOSE_NO_SERVICE = 1003;
 
 /**
- * GET /api/services/{name}/console, admin only (derived service tokens are refused with 1008).
+ * GET /api/services/{name}/console: admin tokens, and sessions holding the console node (derived
+ * service tokens are refused with 1008).
  * Unknown service or no running process: 1003. No command framing: a frame is a line. Lines
  * typed before the credential was checked are written once the socket is admitted.
  */
@@ -32,7 +34,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const id = socketId(ws);
       early.begin(id);
       const data = ws.data as { params: { name: string } };
-      const admitted = await admitAdmin(ws, kernel.auth, () => early.pending(id));
+      const admitted = await admitSocket(ws, kernel.auth, SERVICE_CONSOLE_SOCKET, () => early.pending(id), () => kernel.modules.lookup('sessions'));
       const typedMeanwhile = early.end(id);
       if (!admitted) return;
       const name = decodeURIComponent(data.params.name);
@@ -65,6 +67,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const id = socketId(ws);
       heartbeat.untrack(id);
       early.end(id);
+      forgetSocket(ws);
       live.get(id)?.();
       live.delete(id);
     },

@@ -1,4 +1,6 @@
-import type { Authenticator } from '../http/auth';
+import type { Authenticator, Principal } from '../http/auth';
+import type { SocketSpec } from '../http/route';
+import type { DashboardSessions } from '../modules/services';
 
 /**
  * The parts of a socket the API's WebSockets use. Elysia hands open/message/close its wrapper
@@ -23,15 +25,62 @@ export function tokenOf(ws: { data: unknown }): string | null {
 }
 
 /**
- * Admits a socket that presented an admin credential (master token or admin JWT). Otherwise
- * closes it with 1008 saying why, unless it already went while the credential was checked.
+ * Admits a socket whose credential the socket's spec accepts: an API token by the spec's level,
+ * a dashboard session (or its single-use `wt_` ticket) by the spec's node. Otherwise closes it
+ * with 1008 saying why, unless it already went while the credential was checked. A session's
+ * socket is closed (1008) the moment that session is revoked.
  */
-export async function admitAdmin(ws: SocketHandle, auth: Pick<Authenticator, 'identify'>, stillOpen: () => boolean): Promise<boolean> {
-  const who = await auth.identify(tokenOf(ws));
-  if (!stillOpen()) return false;
-  if (who !== null && who !== 'invalid' && who.scopes.has('admin')) return true;
-  ws.close(CLOSE_POLICY, who === null ? 'missing token' : 'admin token required');
-  return false;
+export async function admitSocket(
+  ws: SocketHandle,
+  auth: Pick<Authenticator, 'identifySocket' | 'authorize'>,
+  spec: SocketSpec,
+  stillOpen: () => boolean,
+  sessions?: () => DashboardSessions | undefined,
+): Promise<Principal | null> {
+  const who = await auth.identifySocket(tokenOf(ws));
+  if (!stillOpen()) return null;
+  const verdict = auth.authorize(who, { auth: spec.auth, permission: spec.permission });
+  if (!verdict.ok) {
+    ws.close(CLOSE_POLICY, closeReason(verdict.reason, 'node' in verdict ? verdict.node : undefined));
+    return null;
+  }
+  const principal = who as Principal;
+  const session = principal.session;
+  if (session && sessions) {
+    const stop = sessions()?.onRevoked((id) => {
+      if (id !== session.id) return;
+      stop?.();
+      ws.close(CLOSE_POLICY, 'dashboard session logged out');
+    });
+    if (stop) (ws.data as { stopWatching?: () => void }).stopWatching = stop;
+  }
+  return principal;
+}
+
+/** Ends the revocation watch of a session's socket (call on close). */
+export function forgetSocket(ws: { data: unknown }): void {
+  (ws.data as { stopWatching?: () => void }).stopWatching?.();
+}
+
+function closeReason(reason: string, node?: string): string {
+  switch (reason) {
+    case 'unauthorized':
+      return 'missing token';
+    case 'missing-node':
+      return `missing permission: ${node}`;
+    case 'machine-only':
+      return 'not for dashboard sessions';
+    case 'totp-required':
+      return 'enrol in two-factor authentication first';
+    case 'session-expired':
+      return 'session expired';
+    case 'session-revoked':
+      return 'session logged out';
+    case 'forbidden':
+      return 'token not accepted here';
+    default:
+      return 'token not accepted';
+  }
 }
 
 /**

@@ -11,8 +11,8 @@ import { expectErrorBody, startController, waitFor, type TestController } from '
 import { fakeHangar } from '../fixtures/upstream/hangar';
 import { fakeModrinth } from '../fixtures/upstream/modrinth';
 
-type Level = 'public' | 'cluster' | 'service' | 'admin';
-const LEVELS: readonly Level[] = ['public', 'cluster', 'service', 'admin'];
+type Level = 'public' | 'cluster' | 'service' | 'admin' | 'session';
+const LEVELS: readonly Level[] = ['public', 'cluster', 'service', 'admin', 'session'];
 
 interface Operation {
   'x-svc-auth': Level;
@@ -58,6 +58,10 @@ function expectedHttp(level: Level, routeScopes: readonly string[], credential: 
     case 'wrong':
     case 'expiredJwt':
       return authFailed;
+  }
+  // Routes of a dashboard session's own (its sessions, TOTP, passkeys): no API token opens them.
+  if (level === 'session') return forbidden;
+  switch (credential) {
     case 'master':
     case 'adminJwt':
       return allow;

@@ -333,17 +333,19 @@ describe('errors and access', () => {
     expect(lines.at(-1)).toEqual({ type: 'error', text: String(body.message) });
   });
 
-  test("the bridge's caller {uuid, name} is accepted and grants nothing", async () => {
+  test("the bridge's caller {uuid, name} is accepted from the master token only, and grants nothing", async () => {
     const execute = (name: string, caller: unknown, token?: string) => c.api(`/api/commands/${name}/execute`, { method: 'POST', json: { args: [], caller }, token });
     for (const uuid of ['069a79f4-44e9-4726-a5be-fca90e38aaf5', '069A79F444E94726A5BEFCA90E38AAF5']) {
-      const response = await execute('version', { uuid, name: 'Notch' }, c.service);
+      const response = await execute('version', { uuid, name: 'Notch' }, c.master);
       expect(response.status).toBe(200);
       expect((await readJson(response)).lines).toContainEqual({ type: 'header', text: 'svc 0.13.0' });
     }
-    // whoever the caller claims to be, the token decides
-    const claimed = await execute('reload', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, c.service);
-    expect(claimed.status).toBe(403);
-    expect((await expectErrorBody(claimed)).error).toBe('FORBIDDEN');
+    // a backend's derived token must not speak for players
+    const backend = await execute('version', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, c.service);
+    expect(backend.status).toBe(403);
+    expect((await expectErrorBody(backend)).message).toContain('caller');
+    // without a caller the derived token runs service-level commands as before
+    expect((await c.api('/api/commands/version/execute', { method: 'POST', json: { args: [] }, token: c.service })).status).toBe(200);
   });
 
   test('a malformed caller: 400 VALIDATION_FAILED naming it', async () => {

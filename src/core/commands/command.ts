@@ -37,6 +37,11 @@ export interface CommandContext {
    * session, or one HTTP caller. Confirmations (`shutdown confirm`) are kept per caller.
    */
   caller: string;
+  /**
+   * The player who typed the command in game, as the proxy bridge reports it. Only the proxy's
+   * credential (the master token) may say so; absent everywhere else.
+   */
+  player?: { uuid: string; name: string };
 }
 
 export interface Subcommand {

@@ -27,6 +27,7 @@ export function auditRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/audit',
       auth: 'admin',
+      permission: 'svc.dashboard.audit.view',
       scopes: ['audit:read'],
       tag: 'audit',
       summary: 'A page of the audit log, newest first',

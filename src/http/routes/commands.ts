@@ -54,7 +54,7 @@ const ExecuteBody = Type.Object({
   caller: Type.Optional(
     Type.Object(
       { uuid: Type.String({ pattern: UUID_PATTERN }), name: Type.String({ pattern: PLAYER_NAME_PATTERN }) },
-      { description: 'the player who typed the command in game (the Velocity bridge sends it); accepted, not yet used' },
+      { description: 'the player who typed the command in game (the Velocity bridge sends it); accepted only with the master token, the proxy’s credential' },
     ),
   ),
 });
@@ -90,6 +90,7 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/commands',
       auth: 'service',
+      machineOnly: true,
       tag: 'commands',
       summary: 'Every console command that can run remotely: metadata, subcommands, completion hints',
       response: { 200: t.Object({ commands: t.Array(CommandSchema), total: t.Integer() }) },
@@ -102,6 +103,9 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/commands/:name/execute',
       auth: 'service',
+      // Commands act for a `caller` and reach every module: sessions use the console socket,
+      // which needs svc.dashboard.admin.
+      machineOnly: true,
       tag: 'commands',
       summary: 'Run a console command; answers its typed output lines (422 COMMAND_EXECUTION_FAILED with the lines when it fails)',
       params: NameParams,
@@ -113,9 +117,11 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
         404: ErrorBodySchema,
         422: t.Object({ success: t.Literal(false), message: t.String(), error: t.String(), lines: LinesSchema }),
       },
-      // `caller` is validated and then ignored on purpose: any service-token holder could claim
-      // to be any player, so it grants nothing until the proxy's credential can be told apart.
+      // `caller` makes a command act for that player (`dashboard login` mints *their* code), so
+      // only the proxy's credential may name one: backends hold the derived token and must not
+      // speak for players, and dashboard sessions cannot reach this route at all.
       handler: async ({ params, body, principal, actor, ip, set }) => {
+        if (body.caller && principal?.kind !== 'master') throw new ApiError('FORBIDDEN', '"caller" is accepted only from the proxy bridge’s credential (the master token); leave it out');
         const args = body.args ?? [];
         requireWellFormedText(args, 'args');
         const command = commands.find(params.name);
@@ -123,7 +129,8 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
         if (command.permission === '') throw new ApiError('COMMAND_NOT_REMOTE', `"${command.name}" works only on an interactive console (the controller terminal or svc cli)`);
         if (!mayRun(principal, command)) throw new ApiError('FORBIDDEN', `"${command.name}" needs an admin token`);
         const lines: { type: OutputLine['kind']; text: string }[] = [];
-        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}` }, (line) => lines.push(lineView(line)));
+        const player = body.caller ? { uuid: body.caller.uuid, name: body.caller.name } : undefined;
+        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}`, player }, (line) => lines.push(lineView(line)));
         if (result.success) return { success: true as const, lines };
         set.status = 422;
         return { success: false as const, message: result.message ?? `${command.name} failed`, error: 'COMMAND_EXECUTION_FAILED', lines };
@@ -133,6 +140,7 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/console/complete',
       auth: 'admin',
+      machineOnly: true,
       tag: 'commands',
       summary: 'Completion candidates for the word under the cursor of a console line',
       body: Type.Object({ buffer: Type.String({ maxLength: 4096 }), cursor: Type.Integer({ minimum: 0, maximum: 4096 }) }),

@@ -9,6 +9,7 @@ export function doctorRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/doctor',
       auth: 'admin',
+      permission: 'svc.dashboard.admin',
       tag: 'config',
       summary: 'Every health check (environment, configuration, storage, database, services, cluster, modules); always 200: read status or failCount',
       response: { 200: DoctorReportSchema },

@@ -11,6 +11,7 @@ export function loadBalancerRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/loadbalancer',
       auth: 'admin',
+      permission: 'svc.dashboard.nodes.view',
       tag: 'loadbalancer',
       summary: 'Load balancer: strategy, connection counters and every READY proxy with its health and connections',
       response: { 200: LoadBalancerStatusSchema, 404: ErrorBodySchema },

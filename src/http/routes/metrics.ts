@@ -8,6 +8,7 @@ export function metricsRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/metrics',
       auth: 'service',
+      permission: 'svc.dashboard.metrics.view',
       tag: 'metrics',
       summary: 'Text exposition for metric scrapers',
       response: { 200: t.String() },

@@ -114,6 +114,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/resolve',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.view',
       tag: 'modpacks',
       summary:
         'Look a pack up (JSON body {url} or {id, source?: "modrinth" | "curseforge"}, or the dashboard\'s {source: slug | page URL | curseforge:slug | CurseForge id}): ' +
@@ -128,6 +129,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/import',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       tag: 'modpacks',
       summary:
         'Import a pack from Modrinth or CurseForge into a new group (JSON body: source "modrinth" | "curseforge" with projectId or slug, or source the pack itself as the dashboard sends it; versionId, groupName, type, memory, minInstances, maxInstances): ' +
@@ -140,6 +142,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       tag: 'modpacks',
       summary:
         'One-shot upload into a new group: the raw body is the pack (.mrpack, CurseForge zip or server-pack zip), parameters in the query (filename or fileName, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack)',
@@ -158,6 +161,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload/init',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       tag: 'modpacks',
       summary:
         `Start a chunked upload (query target=group|dedicated; filename or fileName, size and totalChunks optional): returns uploadId. Without target either finalize may take it. ` +
@@ -174,6 +178,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload/chunk',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       budget: 'bulk',
       tag: 'modpacks',
       summary:
@@ -191,6 +196,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload/finalize',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       tag: 'modpacks',
       summary:
         'Commit a chunked upload. Parameters in a JSON body, or with no body in the query (the dashboard\'s form). With groupName: into a new group (uploadId, groupName, type, memory, minInstances, maxInstances; ' +
@@ -210,6 +216,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/modpack/upload/finalize',
       auth: 'admin',
+      permission: 'svc.dashboard.dedicated.manage',
       tag: 'modpacks',
       summary:
         'Commit a chunked "dedicated" upload into a new dedicated service (JSON body: uploadId, name, port, memory, proxyEnabled; software/version override the pack). A "group" upload is refused with 400 CHUNKED_UPLOAD_INVALID',
@@ -221,6 +228,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/modpack/upload',
       auth: 'admin',
+      permission: 'svc.dashboard.dedicated.manage',
       tag: 'modpacks',
       summary: 'One-shot upload into a new dedicated service: the raw body is the pack, parameters in the query (filename or fileName, name, port, memory, proxyEnabled; software/version override the pack)',
       query: DedicatedUploadQuery,
@@ -238,6 +246,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/modpack/import',
       auth: 'admin',
+      permission: 'svc.dashboard.dedicated.manage',
       tag: 'modpacks',
       summary:
         'Import a pack from Modrinth or CurseForge into a new dedicated service (JSON body: source, as for POST /api/modpacks/import; versionId; name, port, memory, proxyEnabled): ' +
@@ -250,6 +259,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/:name/modpack/import',
       auth: 'admin',
+      permission: 'svc.dashboard.dedicated.manage',
       tag: 'modpacks',
       summary:
         'Import a pack from Modrinth or CurseForge into an existing, stopped dedicated service (JSON body: source with projectId or slug, or source the pack itself; versionId, replaceMods): files replaced, worlds kept, software and version taken from the pack',
@@ -262,6 +272,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/:name/modpack/upload',
       auth: 'admin',
+      permission: 'svc.dashboard.dedicated.manage',
       tag: 'modpacks',
       summary: 'Upload a pack (raw body; usually a server-pack zip) into an existing, stopped dedicated service; query filename (or fileName), replaceMods',
       params: NameParams,
@@ -278,6 +289,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/modpacks/jobs/:id',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.view',
       tag: 'modpacks',
       summary: 'An import job: running, succeeded (with the outcome) or failed (with the error); kept an hour after it ends',
       params: JobParams,

@@ -18,6 +18,7 @@ export function pluginRoutes(software: SoftwareServices): AnyRoute[] {
       method: 'GET',
       path: '/api/plugins/search',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.view',
       tag: 'plugins',
       summary: 'Search Modrinth and Hangar for plugins (for a Minecraft version and platform); a repository that cannot be reached is listed in `unavailable` while the other answers; 503 SERVICE_UNAVAILABLE naming both when neither can be reached',
       query: t.Object({
@@ -34,6 +35,7 @@ export function pluginRoutes(software: SoftwareServices): AnyRoute[] {
       method: 'POST',
       path: '/api/plugins/install',
       auth: 'admin',
+      permission: 'svc.dashboard.groups.edit',
       tag: 'plugins',
       summary: "Download a plugin's version for the Minecraft version and platform, with its required dependencies, into the plugins/ of the group's first template",
       body: t.Object({

@@ -37,6 +37,7 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/services/:name/state/manifest',
       auth: 'cluster',
+      machineOnly: true,
       queryToken: true,
       tag: 'cluster',
       summary: "Manifest of the service's canonical state copy: {files: {path: {sha256, size}}}, empty before the first push; sync.excludes never listed",
@@ -48,6 +49,7 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/services/:name/state/file/*',
       auth: 'cluster',
+      machineOnly: true,
       queryToken: true,
       tag: 'cluster',
       summary: 'Raw bytes of one file of the canonical state copy; PATH_TRAVERSAL for paths leaving it, PATH_NOT_FOUND when missing',
@@ -62,6 +64,7 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/services/:name/state/sync',
       auth: 'cluster',
+      machineOnly: true,
       queryToken: true,
       tag: 'cluster',
       summary:

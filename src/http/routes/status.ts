@@ -29,6 +29,7 @@ export function statusRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/status',
       auth: 'service',
+      permission: 'svc.dashboard.overview',
       tag: 'network',
       summary: 'The network at a glance: services, players, groups',
       response: { 200: StatusSchema },

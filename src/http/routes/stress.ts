@@ -33,6 +33,7 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/stress',
       auth: 'admin',
+      permission: 'svc.dashboard.stress.view',
       tag: 'stress',
       summary: 'The running stress test: simulated players per backend, capacity, overflow, what the proxies would carry',
       response: { 200: StressStatusSchema },
@@ -42,6 +43,7 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/stress/start',
       auth: 'admin',
+      permission: 'svc.dashboard.stress.manage',
       tag: 'stress',
       summary: 'Simulate players on a backend group (or every backend group), ramping from 0 over rampSeconds; scaling pauses meanwhile (5/min)',
       body: Type.Object({
@@ -62,6 +64,7 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/stress/stop',
       auth: 'admin',
+      permission: 'svc.dashboard.stress.manage',
       tag: 'stress',
       summary: 'Stop the running stress test; the simulated players are gone at once (5/min)',
       response: { 200: Mutation, 409: ErrorBodySchema, 429: ErrorBodySchema },
@@ -76,6 +79,7 @@ export function stressRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/stress/ramp',
       auth: 'admin',
+      permission: 'svc.dashboard.stress.manage',
       tag: 'stress',
       summary: 'Move the running stress test from its current count to players over durationSeconds (5/min)',
       body: Type.Object({

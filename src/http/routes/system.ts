@@ -32,6 +32,7 @@ export function systemRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/shutdown',
       auth: 'admin',
+      permission: 'svc.dashboard.shutdown',
       tag: 'system',
       summary: 'Stop the controller: answers 202, exits after 250 ms',
       response: { 202: OkSchema },

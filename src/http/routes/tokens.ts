@@ -29,6 +29,8 @@ export function tokenRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/tokens',
       auth: 'admin',
+      // A JWT passes on its scopes alone: a session minting one would shed its node checks.
+      machineOnly: true,
       tag: 'tokens',
       summary: 'Mint an HS256 JWT (needs [api] jwt_enabled = true)',
       body: TokenRequest,
@@ -50,6 +52,7 @@ export function tokenRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/tokens/scopes',
       auth: 'admin',
+      machineOnly: true,
       tag: 'tokens',
       summary: 'Sorted list of the scopes a JWT may carry',
       response: { 200: t.Object({ scopes: t.Array(t.String()) }) },

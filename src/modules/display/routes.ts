@@ -4,7 +4,7 @@ import { DisplayListSchema, DisplayPatchSchema, DisplaySchema, NameParams, State
 import type { DisplayStore } from './store';
 
 const VIEW = 'svc.dashboard.display.view';
-const EDIT = 'svc.dashboard.display.edit';
+const MANAGE = 'svc.dashboard.display.manage';
 const TAG = 'display';
 const Errors = { 400: ErrorBodySchema, 404: ErrorBodySchema };
 
@@ -39,7 +39,7 @@ export function displayRoutes(store: DisplayStore): AnyRoute[] {
       method: 'PUT',
       path: '/api/displays/:name',
       auth: 'service',
-      permission: EDIT,
+      permission: MANAGE,
       tag: TAG,
       summary:
         'Change a group’s display: any field at any depth; states and npc.statusItems merge key by key (null removes a key); publishes DISPLAY_UPDATED',
@@ -53,7 +53,7 @@ export function displayRoutes(store: DisplayStore): AnyRoute[] {
       method: 'POST',
       path: '/api/displays/:name/reset',
       auth: 'service',
-      permission: EDIT,
+      permission: MANAGE,
       tag: TAG,
       summary: 'Rewrite a group’s display with the defaults; publishes DISPLAY_UPDATED (404 GROUP_NOT_FOUND, or DISPLAY_CONFIG_NOT_FOUND for a proxy group)',
       params: NameParams,

@@ -32,6 +32,8 @@ export interface Change {
 export class Changes {
   /** Called after every applied change (the expiry sweeper re-arms for a new earliest expiry). */
   onApplied: (() => void) | undefined;
+  /** Told which players' answers may have changed ('all' for a group or track change). */
+  private readonly changeListeners = new Set<(changed: readonly string[] | 'all') => void>();
 
   constructor(
     readonly store: PermStore,
@@ -55,6 +57,18 @@ export class Changes {
     if (change.tracks) this.state.reloadTracks();
     for (const event of change.events ?? []) this.kernel.bus.publish(event.type, event.data as never, actor);
     this.onApplied?.();
+    this.announce(groups.length > 0 || change.tracks === true ? 'all' : players.flatMap((id) => this.state.playerById(id)?.uuid ?? []));
     return result;
+  }
+
+  /** Subscribes to "whose answers may have changed"; returns the unsubscribe function. */
+  onChange(listener: (changed: readonly string[] | 'all') => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private announce(changed: readonly string[] | 'all'): void {
+    if (changed !== 'all' && changed.length === 0) return;
+    for (const listener of this.changeListeners) listener(changed);
   }
 }

@@ -55,6 +55,7 @@ export class PermsRuntime {
     return {
       effectivePermissions: (uuid, where = {}) => this.players.effective(uuidOf(uuid), where),
       has: (uuid, node, where = {}) => this.players.check(uuidOf(uuid), node, where),
+      onChange: (listener) => this.changes.onChange(listener),
     };
   }
 }

@@ -249,7 +249,9 @@ describe('every route', () => {
       expect(op ? `${method} ${path}` : `missing ${method} ${toDoc(path)}`).toBe(`${method} ${path}`);
       expect(op.tags).toEqual(['permissions']);
       expect(op['x-svc-auth']).toBe('service');
-      expect(op['x-svc-permission']).toBe(method === 'GET' ? 'svc.dashboard.perms.view' : 'svc.dashboard.perms.manage');
+      // The bridge's register-and-look-up call is for the proxy's credential only (no session).
+      if (method === 'PUT' && path.startsWith('/players/') && !path.includes('/meta')) expect(op['x-svc-machine-only']).toBe(true);
+      else expect(op['x-svc-permission']).toBe(method === 'GET' ? 'svc.dashboard.perms.view' : 'svc.dashboard.perms.manage');
     }
     const ours = Object.keys(doc.paths).filter((p) => p.startsWith('/api/permissions/'));
     expect(ours.flatMap((p) => Object.keys(doc.paths[p])).length).toBe(29);

@@ -51,7 +51,9 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       method: 'PUT',
       path: `${PREFIX}/players/:uuid`,
       auth: 'service',
-      permission: MANAGE,
+      // The bridge's and backends' join-time call; the dashboard edits players through the
+      // group and meta routes, so a session has no business registering names for any uuid.
+      machineOnly: true,
       tag: TAG,
       summary: 'Register a player or save their new name (the proxy and backends call it on join): a new player gets the default group. Answers P; publishes nothing',
       params: PlayerParams,

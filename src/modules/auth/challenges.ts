@@ -1,0 +1,102 @@
+import type { Database } from 'bun:sqlite';
+import { ApiError } from '../../errors';
+import type { AuthConfig } from './config';
+import { DIGITS, randomCode, randomToken, SAFE_ALPHABET, sha256Hex } from './secrets';
+
+export type ChallengeKind = 'code' | 'magic_link';
+
+export interface Player {
+  uuid: string;
+  name: string;
+}
+
+export interface Issued {
+  secret: string;
+  expiresAt: number;
+  ttlSeconds: number;
+}
+
+const ISSUE_WINDOW_MS = 60_000;
+
+/**
+ * Login codes and magic-link tokens: minted for a player in game, stored as their SHA-256,
+ * consumed once. Single use holds under concurrency: the consume is one conditional UPDATE, so
+ * of fifty parallel attempts on one code exactly one changes the row.
+ */
+export class ChallengeService {
+  constructor(
+    private readonly db: Database,
+    private readonly config: AuthConfig['login_challenge'],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  issueCode(player: Player): Issued {
+    const alphabet = this.config.code_alphabet === 'alphanumeric' ? SAFE_ALPHABET : DIGITS;
+    return this.issue(player, 'code', this.config.code_ttl_seconds, () => randomCode(this.config.code_length, alphabet));
+  }
+
+  issueMagicLink(player: Player): Issued {
+    if (!this.config.magic_link_enabled) throw new ApiError('AUTH_DISABLED', 'magic links are turned off ([login_challenge] magic_link_enabled = false): log in with a code', 403);
+    return this.issue(player, 'magic_link', this.config.magic_link_ttl_seconds, () => randomToken(this.config.magic_link_token_bytes));
+  }
+
+  /**
+   * Spends a code or link token; the player it was minted for, or null when it is unknown,
+   * spent or expired. `kinds` limits what is accepted (a deep link accepts only link tokens).
+   */
+  consume(presented: string, kinds: readonly ChallengeKind[] = ['code', 'magic_link']): (Player & { kind: ChallengeKind }) | null {
+    const now = this.now();
+    for (const candidate of candidatesOf(presented)) {
+      const row = this.db
+        .query<{ uuid: string; name: string; kind: ChallengeKind }, [number, string]>(
+          `UPDATE auth_challenges SET consumed_at = ?1 WHERE challenge_hash = ?2 AND consumed_at IS NULL AND expires_at > ?1 RETURNING uuid, name, kind`,
+        )
+        .get(now, sha256Hex(candidate));
+      if (!row) continue;
+      if (kinds.includes(row.kind)) return row;
+      // The wrong kind for this route: put it back so the right route can still use it.
+      this.db.query(`UPDATE auth_challenges SET consumed_at = NULL WHERE challenge_hash = ?1`).run(sha256Hex(candidate));
+      return null;
+    }
+    return null;
+  }
+
+  /** Drops expired challenges (they can never be consumed). */
+  sweep(): void {
+    this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1`).run(this.now());
+  }
+
+  private issue(player: Player, kind: ChallengeKind, ttlSeconds: number, secretOf: () => string): Issued {
+    const now = this.now();
+    return this.db.transaction(() => {
+      this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1`).run(now);
+      const { recent } = this.db
+        .query<{ recent: number }, [string, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2`)
+        .get(player.uuid, now - ISSUE_WINDOW_MS)!;
+      if (recent >= this.config.max_generates_per_minute) {
+        throw new ApiError('AUTH_RATE_LIMITED', `${this.config.max_generates_per_minute} login codes or links per minute for one player: wait a minute and try again`, 429, { 'Retry-After': '60' });
+      }
+      const expiresAt = now + ttlSeconds * 1000;
+      // A short code can collide with one still live; draw again (the key is its hash).
+      for (let attempt = 0; attempt < 16; attempt++) {
+        const secret = secretOf();
+        const inserted = this.db
+          .query(`INSERT OR IGNORE INTO auth_challenges (challenge_hash, kind, uuid, name, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
+          .run(sha256Hex(secret), kind, player.uuid, player.name, now, expiresAt);
+        if (inserted.changes === 1) return { secret, expiresAt, ttlSeconds };
+      }
+      throw new ApiError('AUTH_RATE_LIMITED', 'no free login code right now (too many live codes): try again in a minute', 429, { 'Retry-After': '60' });
+    })();
+  }
+}
+
+/**
+ * What a person may have typed for a code: as given, and upper-cased without spaces or
+ * dashes (alphanumeric codes are shown upper case). Link tokens are case-sensitive: only
+ * the first form can match them.
+ */
+function candidatesOf(presented: string): string[] {
+  const trimmed = presented.trim();
+  const normalised = trimmed.replace(/[\s-]/g, '').toUpperCase();
+  return normalised === trimmed ? [trimmed] : [trimmed, normalised];
+}

@@ -1,0 +1,39 @@
+import type { SvcModule } from '../module';
+import { PerController } from '../per-controller';
+import { dashboardCommand } from './commands';
+import { AuthConfigSchema, type AuthConfig } from './config';
+import { authDoctorSection } from './doctor';
+import { AUTH_MODULE_ERRORS } from './errors';
+import { authRoutes } from './routes';
+import { AuthRuntime } from './runtime';
+import auth0001 from './migrations/0001_auth.sql' with { type: 'text' };
+
+const runtimes = new PerController<AuthRuntime>('auth');
+
+/**
+ * Dashboard login with the game account: a code or a magic link from in game, an optional
+ * TOTP step, or a passkey; the sessions it issues are credentials on every route and socket,
+ * limited to the permission nodes the player holds (permissions module).
+ */
+export const authModule: SvcModule = {
+  id: 'auth',
+  name: 'Auth',
+  version: '1.0.0',
+  description: 'Dashboard login by game account (codes, magic links, TOTP, passkeys) and sessions limited by permission nodes',
+  configSchema: AuthConfigSchema,
+  migrations: [{ version: 1, name: 'auth', sql: auth0001 }],
+  errors: AUTH_MODULE_ERRORS,
+  // The login and profile pages are the dashboard's own; the module adds no sidebar entry.
+  dashboard: { title: 'Auth', pages: [] },
+  init(ctx) {
+    const runtime = new AuthRuntime(ctx.kernel, ctx.config as unknown as AuthConfig, ctx.log);
+    runtimes.set(ctx, runtime);
+    ctx.kernel.modules.provide('sessions', runtime.sessions);
+  },
+  routes: (ctx) => authRoutes(runtimes.of(ctx)),
+  commands: (ctx) => [dashboardCommand(runtimes.of(ctx))],
+  doctorChecks: (ctx) => [authDoctorSection(runtimes.of(ctx))],
+  stop(ctx) {
+    runtimes.take(ctx)?.stop();
+  },
+};

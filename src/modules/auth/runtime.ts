@@ -1,0 +1,129 @@
+import { isAbsolute, join } from 'node:path';
+import { ApiError } from '../../errors';
+import type { Kernel } from '../../kernel';
+import type { Logger } from '../../log';
+import type { AuthConfig } from './config';
+import { totpWindow } from './config';
+import { ChallengeService } from './challenges';
+import { FailureWindow } from './failure-window';
+import { LoginFlow } from './login';
+import { PasskeyService } from './passkeys';
+import { relyingPartyOf, type RelyingParty } from './relying-party';
+import { loadSessionKey, type LoadedKey } from './session-key';
+import { SessionStore } from './session-store';
+import { SessionService } from './sessions';
+import { TicketBook } from './tickets';
+import { TotpService } from './totp';
+
+/** Used for magic links and passkeys when neither svc.toml nor auth.toml names the dashboard. */
+export const FALLBACK_PUBLIC_URL = 'http://localhost:3000';
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * One controller's dashboard-login module: config, key, and the services routes and commands
+ * call. Passkeys are null when `[webauthn] enabled = false` or its settings cannot work
+ * (`passkeyProblem` says why; the doctor repeats it).
+ */
+export class AuthRuntime {
+  readonly key: LoadedKey;
+  readonly keyFile: string;
+  readonly publicUrl: string;
+  readonly publicUrlConfigured: boolean;
+  readonly tickets: TicketBook;
+  readonly sessions: SessionService;
+  readonly challenges: ChallengeService;
+  readonly totp: TotpService;
+  readonly login: LoginFlow;
+  readonly passkeys: PasskeyService | null;
+  readonly relyingParty: RelyingParty | null;
+  readonly passkeyProblem: string | null;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    readonly kernel: Kernel,
+    readonly config: AuthConfig,
+    log: Logger,
+    now: () => number = Date.now,
+  ) {
+    const configured = kernel.config.dashboard.public_url.trim() || config.dashboard.public_url.trim();
+    this.publicUrlConfigured = configured !== '';
+    this.publicUrl = (configured || FALLBACK_PUBLIC_URL).replace(/\/+$/, '');
+    const keyPath = config.security.token_encryption_key_file;
+    this.keyFile = isAbsolute(keyPath) ? keyPath : join(kernel.dir, keyPath);
+    this.key = loadSessionKey(this.keyFile);
+    this.tickets = new TicketBook(now);
+    this.totp = new TotpService(kernel.db, this.key.key, { issuer: config.totp.issuer, window: totpWindow(config) }, now);
+    if (this.key.regenerated) {
+      const unreadable = this.totp.unreadable();
+      const why = this.key.regenerated === 'missing' ? 'was missing' : 'had the wrong size';
+      if (unreadable > 0) log.error({ file: this.keyFile, enrolments: unreadable }, `session.key ${why} and was made anew: ${unreadable} TOTP enrolment(s) can no longer be read; those players must use a recovery code to disable TOTP and enrol again`);
+      else log.info({ file: this.keyFile }, `session.key ${why}: a new one was made (mode 600)`);
+    }
+    this.sessions = new SessionService(
+      new SessionStore(kernel.db),
+      {
+        ttlSeconds: config.sessions.ttl_seconds,
+        rollingRefresh: config.sessions.rolling_refresh,
+        maxPerUser: config.sessions.max_per_user,
+        requireTotpForAdmin: config.totp.require_for_admin,
+      },
+      () => kernel.modules.lookup('perms'),
+      (uuid) => this.totpEnabled.has(uuid),
+      this.tickets,
+      now,
+    );
+    this.challenges = new ChallengeService(kernel.db, config.login_challenge, now);
+    this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute, now), kernel.bus, now);
+    let passkeys: PasskeyService | null = null;
+    let relyingParty: RelyingParty | null = null;
+    let problem: string | null = null;
+    if (config.webauthn.enabled) {
+      try {
+        relyingParty = relyingPartyOf(config.webauthn, this.publicUrl);
+        passkeys = new PasskeyService(kernel.db, relyingParty, { challengeTtlMs: config.webauthn.challenge_ttl_seconds * 1000, maxPerUser: config.webauthn.max_credentials_per_user }, now);
+      } catch (error) {
+        problem = `passkeys are off: ${(error as Error).message} (config/modules/auth/auth.toml [webauthn])`;
+        log.error(problem);
+      }
+    }
+    this.passkeys = passkeys;
+    this.relyingParty = relyingParty;
+    this.passkeyProblem = problem;
+    this.loadTotpEnabled();
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  /** Players with TOTP switched on, held in memory: the admin TOTP rule is checked on every request. */
+  private totpEnabled = new Set<string>();
+
+  loadTotpEnabled(): void {
+    const rows = this.kernel.db.query<{ uuid: string }, []>(`SELECT uuid FROM auth_totp WHERE enabled = 1`).all();
+    this.totpEnabled = new Set(rows.map((r) => r.uuid));
+  }
+
+  /** The permissions module is what dashboard logins resolve against; without it nobody may log in. */
+  requirePerms(): void {
+    if (this.kernel.modules.lookup('perms')) return;
+    throw new PermsMissing();
+  }
+
+  sweep(): void {
+    this.sessions.sweep();
+    this.challenges.sweep();
+    this.tickets.sweep();
+    this.login.sweep();
+    this.login.failures.sweep();
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    this.sessions.stop();
+  }
+}
+
+class PermsMissing extends ApiError {
+  constructor() {
+    super('AUTH_DISABLED', 'dashboard login needs the permissions module (perms), which is not installed: install it (POST /api/modules/install/perms) and restart, or use an API token', 403);
+  }
+}

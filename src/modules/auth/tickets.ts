@@ -1,0 +1,38 @@
+import { TICKET_PREFIX } from '../../http/auth';
+import { randomToken } from './secrets';
+
+export const TICKET_TTL_MS = 30_000;
+/** More open tickets than this and a sweep runs before the next is minted. */
+const SWEEP_AT = 128;
+
+/**
+ * Single-use `wt_` tickets for WebSockets: a browser cannot set headers on a socket, and a
+ * session token in a URL ends up in logs. A ticket stands for the session that minted it for
+ * 30 seconds, and is spent by its first use (memory only; a restart voids open tickets).
+ */
+export class TicketBook {
+  private readonly open = new Map<string, { tokenHash: string; expiresAt: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  mint(tokenHash: string): { ticket: string; expiresAt: number } {
+    if (this.open.size >= SWEEP_AT) this.sweep();
+    const ticket = `${TICKET_PREFIX}${randomToken(24)}`;
+    const expiresAt = this.now() + TICKET_TTL_MS;
+    this.open.set(ticket, { tokenHash, expiresAt });
+    return { ticket, expiresAt };
+  }
+
+  /** The token hash of the session behind the ticket; null when unknown, spent or too old. Spends it. */
+  redeem(ticket: string): string | null {
+    const entry = this.open.get(ticket);
+    if (!entry) return null;
+    this.open.delete(ticket);
+    return entry.expiresAt > this.now() ? entry.tokenHash : null;
+  }
+
+  sweep(): void {
+    const now = this.now();
+    for (const [ticket, entry] of this.open) if (entry.expiresAt <= now) this.open.delete(ticket);
+  }
+}
