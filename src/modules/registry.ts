@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { ApiError } from '../errors';
 import { join } from 'node:path';
 import { registerErrorCodes } from '../errors';
-import { parseTomlAgainst } from '../config/load';
+import { ConfigError, parseTomlAgainst } from '../config/load';
+import { fail } from '../core/doctor/model';
 import { renderDefaultToml } from '../config/render';
 import { writeFileAtomic } from '../config/write';
 import type { AnyRoute } from '../http/route';
@@ -42,6 +43,7 @@ export class ModuleRegistry {
   private readonly started: { module: SvcModule; ctx: ModuleContext }[] = [];
   private readonly provided = new Map<keyof ModuleServices, ModuleServices[keyof ModuleServices]>();
   private dir: string | null = null;
+  private readonly configProblems: string[] = [];
 
   constructor(private readonly modules: readonly SvcModule[]) {
     const seen = new Set<string>();
@@ -69,7 +71,7 @@ export class ModuleRegistry {
       if (module.errors) registerErrorCodes(module.errors);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
-      const config = module.configSchema ? loadModuleConfig(module, dir, log) : {};
+      const config = module.configSchema ? this.loadConfig(module, dir, log) : {};
       const ctx: ModuleContext = { kernel, log, config, dir };
       await module.init?.(ctx);
       for (const command of module.commands?.(ctx) ?? []) kernel.commands.register(command);
@@ -95,9 +97,27 @@ export class ModuleRegistry {
     return this.provided.get(key) as ModuleServices[K] | undefined;
   }
 
-  /** The doctor sections of every started module, in start order. */
+  /** The doctor sections of every started module, in start order (config files that could not be used first). */
   doctorSections(): DoctorSection[] {
-    return this.started.flatMap(({ module, ctx }) => module.doctorChecks?.(ctx) ?? []);
+    const problems = [...this.configProblems];
+    const files: DoctorSection[] = problems.length === 0 ? [] : [{ name: 'Module configuration', run: () => problems.map((p) => fail(p, 'fix the file and restart; until then the module runs on its defaults')) }];
+    return [...files, ...this.started.flatMap(({ module, ctx }) => module.doctorChecks?.(ctx) ?? [])];
+  }
+
+  /**
+   * The module's config file (written with defaults on first start). A file that cannot be used
+   * stops nothing: the module runs on its defaults, and the log and the doctor name the file,
+   * the key and what was expected.
+   */
+  private loadConfig(module: SvcModule, dir: string, log: Logger): Record<string, Record<string, unknown>> {
+    try {
+      return loadModuleConfig(module, dir, log);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.configProblems.push(error.message);
+      log.error(`${error.message}: the module runs on its defaults until the file is fixed`);
+      return parseTomlAgainst(module.configSchema!, '', join(dir, `${module.id}.toml`)).value;
+    }
   }
 
   routes(): AnyRoute[] {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { t } from 'elysia';
 import { ApiError } from '../../src/errors';
@@ -163,6 +163,30 @@ describe('module interface', () => {
     expect(entry).toContain('notes');
     await d.stop();
     expect(stopped).toContain('notes');
+  });
+});
+
+describe('a module config file that cannot be used', () => {
+  test('stops nothing: the module runs on its defaults, and the log and the doctor name the file and key', async () => {
+    const first = await startController({ modules: [notesModule] });
+    const dir = first.dir;
+    try {
+      await first.stopKeepingDir();
+      const file = join(dir, 'config', 'modules', 'notes', 'notes.toml');
+      writeFileSync(file, '[notes]\nmax_length = "long"\n');
+      const second = await startController({ modules: [notesModule], dir });
+      const added = await second.api('/api/notes', { method: 'POST', json: { text: 'hi' } });
+      expect(added.status).toBe(201);
+      expect((await readJson(added)).maxLength).toBe(140);
+      expect(second.logs.some((line) => line.includes('notes.toml') && line.includes('max_length') && line.includes('defaults'))).toBe(true);
+      const doctor = await readJson(await second.api('/api/doctor'));
+      const section = doctor.sections.find((s: { name: string }) => s.name === 'Module configuration');
+      expect(section.findings[0].level).toBe('FAIL');
+      expect(section.findings[0].message).toContain('max_length');
+      await second.stopKeepingDir();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

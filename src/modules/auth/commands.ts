@@ -48,6 +48,7 @@ function login(runtime: AuthRuntime, ctx: CommandContext, rest: string[]): void 
   const player = inGame(ctx, rest[0]?.toLowerCase() === 'link' ? 'login link' : 'login');
   if (rest.length > 1 || (rest.length === 1 && rest[0]!.toLowerCase() !== 'link')) throw new UsageError('dashboard login [link]');
   runtime.requirePerms();
+  runtime.requireOnline(player.uuid);
   if (rest.length === 1) {
     const issued = runtime.challenges.issueMagicLink(player);
     ctx.out.success(`Your dashboard login link (valid ${issued.ttlSeconds} s, once):`);

@@ -2,17 +2,12 @@ import type { Database } from 'bun:sqlite';
 import { randomUUID } from 'node:crypto';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { ApiError } from '../../errors';
 import { PasskeyStore, type StoredPasskey } from './passkey-store';
 import { acceptsOrigin, type RelyingParty } from './relying-party';
@@ -74,6 +69,26 @@ const AuthenticationResponseSchema = T.Object({
   }),
 });
 
+type WebAuthnLibrary = typeof import('@simplewebauthn/server');
+let library: Promise<WebAuthnLibrary> | undefined;
+
+/**
+ * The WebAuthn library, loaded on the first ceremony: it pulls in an X.509 stack (which needs
+ * the reflect-metadata polyfill first) that a controller nobody logs into by passkey never needs,
+ * so startup stays fast and small.
+ */
+function webauthn(): Promise<WebAuthnLibrary> {
+  library ??= import('reflect-metadata').then(() => import('@simplewebauthn/server'));
+  return library;
+}
+
+/** clientDataJSON as the browser sent it: base64url of a JSON object. */
+function decodeClientData(encoded: string): { challenge?: unknown; origin?: unknown } {
+  const value: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+  if (typeof value !== 'object' || value === null) throw new Error('not an object');
+  return value as { challenge?: unknown; origin?: unknown };
+}
+
 /**
  * Passkey registration, usernameless login and management, on @simplewebauthn/server.
  *
@@ -112,7 +127,7 @@ export class PasskeyService {
       throw new ApiError('PASSKEY_LIMIT_REACHED', `you already have ${existing.length} passkeys, the most allowed; delete one before adding another`);
     }
     this.makeRoom();
-    const publicKey = await generateRegistrationOptions({
+    const publicKey = await (await webauthn()).generateRegistrationOptions({
       rpName: this.rp.name,
       rpID: this.rp.id,
       userID: uuidBytes(uuid),
@@ -140,7 +155,7 @@ export class PasskeyService {
 
     const response = parseResponse<RegistrationResponseJSON>(RegistrationResponseSchema, responseJson, fail);
     const origin = this.checkClientData(response.response.clientDataJSON, ceremony.challenge, fail);
-    const verification = await verifyRegistrationResponse({
+    const verification = await (await webauthn()).verifyRegistrationResponse({
       response,
       expectedChallenge: ceremony.challenge,
       expectedOrigin: origin,
@@ -175,7 +190,7 @@ export class PasskeyService {
 
   async loginStart(): Promise<{ ceremonyId: string; publicKeyOptionsJson: { publicKey: PublicKeyCredentialRequestOptionsJSON } }> {
     this.makeRoom();
-    const publicKey = await generateAuthenticationOptions({
+    const publicKey = await (await webauthn()).generateAuthenticationOptions({
       rpID: this.rp.id,
       allowCredentials: [],
       userVerification: 'preferred',
@@ -200,7 +215,7 @@ export class PasskeyService {
       throw fail('the passkey answered for a different account than the one it is registered to');
     }
     const origin = this.checkClientData(response.response.clientDataJSON, ceremony.challenge, fail);
-    const verification = await verifyAuthenticationResponse({
+    const verification = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: ceremony.challenge,
       expectedOrigin: origin,
@@ -268,7 +283,7 @@ export class PasskeyService {
   private checkClientData(clientDataJSON: string, challenge: string, fail: (why: string) => ApiError): string {
     let clientData: { challenge?: unknown; origin?: unknown };
     try {
-      clientData = decodeClientDataJSON(clientDataJSON);
+      clientData = decodeClientData(clientDataJSON);
     } catch {
       throw fail('clientDataJSON is not base64url-encoded JSON');
     }

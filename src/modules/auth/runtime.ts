@@ -108,6 +108,13 @@ export class AuthRuntime {
     throw new PermsMissing();
   }
 
+  /** Codes and links are minted only for a player the players module has online. */
+  requireOnline(uuid: string): void {
+    const players = this.kernel.modules.lookup('players');
+    if (!players) throw new ApiError('AUTH_PLAYER_OFFLINE', 'login codes need the players module to know who is online, and it is not installed');
+    if (!players.online().some((p) => p.uuid === uuid)) throw new ApiError('AUTH_PLAYER_OFFLINE', 'the player is not online: join the network and run the command in game');
+  }
+
   sweep(): void {
     this.sessions.sweep();
     this.challenges.sweep();

@@ -4,6 +4,8 @@ import { randomToken } from './secrets';
 export const TICKET_TTL_MS = 30_000;
 /** More open tickets than this and a sweep runs before the next is minted. */
 const SWEEP_AT = 128;
+/** Open tickets one session may hold; minting another drops its oldest (a page opens three sockets). */
+export const MAX_TICKETS_PER_SESSION = 16;
 
 /**
  * Single-use `wt_` tickets for WebSockets: a browser cannot set headers on a socket, and a
@@ -17,6 +19,9 @@ export class TicketBook {
 
   mint(tokenHash: string): { ticket: string; expiresAt: number } {
     if (this.open.size >= SWEEP_AT) this.sweep();
+    const mine = [...this.open].filter(([, entry]) => entry.tokenHash === tokenHash);
+    // Map order is insertion order: the first are the oldest.
+    for (const [old] of mine.slice(0, Math.max(0, mine.length - MAX_TICKETS_PER_SESSION + 1))) this.open.delete(old);
     const ticket = `${TICKET_PREFIX}${randomToken(24)}`;
     const expiresAt = this.now() + TICKET_TTL_MS;
     this.open.set(ticket, { tokenHash, expiresAt });

@@ -11,13 +11,6 @@ const Refusals = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySch
 /** deliver-magic-link, per client address: enough for a person, not for sweeping names. */
 const DELIVER_LIMIT = { max: 10, windowMs: 60_000 };
 
-/** The online player with this uuid, via the players module; refused with a reason otherwise. */
-function requireOnline(runtime: AuthRuntime, uuid: string): void {
-  const players = runtime.kernel.modules.lookup('players');
-  if (!players) throw new ApiError('AUTH_PLAYER_OFFLINE', 'login codes need the players module to know who is online, and it is not installed');
-  if (!players.online().some((p) => p.uuid === uuid)) throw new ApiError('AUTH_PLAYER_OFFLINE', 'the player is not online: join the network and run the command in game');
-}
-
 /** Minting (in game, through the bridge), consuming (the dashboard), and the TOTP step. */
 export function loginRoutes(runtime: AuthRuntime): AnyRoute[] {
   const { challenges, login } = runtime;
@@ -35,7 +28,7 @@ export function loginRoutes(runtime: AuthRuntime): AnyRoute[] {
       handler: ({ body }) => {
         runtime.requirePerms();
         const uuid = canonical(body.uuid);
-        requireOnline(runtime, uuid);
+        runtime.requireOnline(uuid);
         const issued = challenges.issueCode({ uuid, name: body.name });
         return { code: issued.secret, expiresAt: issued.expiresAt, ttlSeconds: issued.ttlSeconds };
       },
@@ -52,7 +45,7 @@ export function loginRoutes(runtime: AuthRuntime): AnyRoute[] {
       handler: ({ body, set }) => {
         runtime.requirePerms();
         const uuid = canonical(body.uuid);
-        requireOnline(runtime, uuid);
+        runtime.requireOnline(uuid);
         const issued = challenges.issueMagicLink({ uuid, name: body.name });
         set.status = 202;
         return { url: magicUrl(issued.secret), token: issued.secret, expiresAt: issued.expiresAt, ttlSeconds: issued.ttlSeconds };

@@ -1,0 +1,73 @@
+/** The in-memory pieces on a fake clock: WebSocket tickets and the per-address failure window. */
+import { describe, expect, test } from 'bun:test';
+import { FailureWindow } from '../../../src/modules/auth/failure-window';
+import { MAX_TICKETS_PER_SESSION, TICKET_TTL_MS, TicketBook } from '../../../src/modules/auth/tickets';
+
+function clock(start = 1_000_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe('TicketBook', () => {
+  test('a ticket is wt_-prefixed, stands for its session, and is spent by its first use', () => {
+    const time = clock();
+    const book = new TicketBook(time.now);
+    const { ticket, expiresAt } = book.mint('hash-a');
+    expect(ticket).toMatch(/^wt_[A-Za-z0-9_-]{32}$/);
+    expect(expiresAt).toBe(time.now() + TICKET_TTL_MS);
+    expect(book.redeem(ticket)).toBe('hash-a');
+    expect(book.redeem(ticket)).toBeNull();
+    expect(book.redeem('wt_unknown')).toBeNull();
+  });
+
+  test('expires at 30 s: a millisecond before it works, at it it does not', () => {
+    const time = clock();
+    const book = new TicketBook(time.now);
+    const early = book.mint('hash-a').ticket;
+    const late = book.mint('hash-a').ticket;
+    time.advance(TICKET_TTL_MS - 1);
+    expect(book.redeem(early)).toBe('hash-a');
+    time.advance(1);
+    expect(book.redeem(late)).toBeNull();
+  });
+
+  test(`one session holds at most ${MAX_TICKETS_PER_SESSION} open tickets: minting more drops its oldest, not another session's`, () => {
+    const book = new TicketBook(clock().now);
+    const other = book.mint('hash-b').ticket;
+    const mine = Array.from({ length: MAX_TICKETS_PER_SESSION + 2 }, () => book.mint('hash-a').ticket);
+    expect(book.redeem(mine[0]!)).toBeNull();
+    expect(book.redeem(mine[1]!)).toBeNull();
+    for (const ticket of mine.slice(2)) expect(book.redeem(ticket)).toBe('hash-a');
+    expect(book.redeem(other)).toBe('hash-b');
+  });
+});
+
+describe('FailureWindow', () => {
+  test('the limit-th failure blocks the address until the oldest failure is 60 s old; others are unaffected', () => {
+    const time = clock();
+    const window = new FailureWindow(3, time.now);
+    window.fail('10.0.0.1');
+    time.advance(10_000);
+    window.fail('10.0.0.1');
+    expect(window.blockedFor('10.0.0.1')).toBe(0);
+    window.fail('10.0.0.1');
+    expect(window.blockedFor('10.0.0.1')).toBe(50);
+    expect(window.blockedFor('10.0.0.2')).toBe(0);
+    time.advance(49_999);
+    expect(window.blockedFor('10.0.0.1')).toBe(1);
+    time.advance(1);
+    expect(window.blockedFor('10.0.0.1')).toBe(0);
+  });
+
+  test('a success clears the address; a limit of 0 never blocks', () => {
+    const time = clock();
+    const window = new FailureWindow(2, time.now);
+    window.fail('a');
+    window.succeed('a');
+    window.fail('a');
+    expect(window.blockedFor('a')).toBe(0);
+    const off = new FailureWindow(0, time.now);
+    for (let i = 0; i < 100; i++) off.fail('a');
+    expect(off.blockedFor('a')).toBe(0);
+  });
+});
