@@ -61,15 +61,17 @@ export class ChallengeService {
     return null;
   }
 
-  /** Drops expired challenges (they can never be consumed). */
+  /** Drops expired challenges (they can never be consumed) once they no longer count against the issuance limit. */
   sweep(): void {
-    this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1`).run(this.now());
+    const now = this.now();
+    this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1 AND created_at <= ?2`).run(now, now - ISSUE_WINDOW_MS);
   }
 
   private issue(player: Player, kind: ChallengeKind, ttlSeconds: number, secretOf: () => string): Issued {
     const now = this.now();
     return this.db.transaction(() => {
-      this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1`).run(now);
+      // Expired rows of the last minute still count against the issuance limit: keep them.
+      this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1 AND created_at <= ?2`).run(now, now - ISSUE_WINDOW_MS);
       const { recent } = this.db
         .query<{ recent: number }, [string, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2`)
         .get(player.uuid, now - ISSUE_WINDOW_MS)!;

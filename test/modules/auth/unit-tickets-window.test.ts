@@ -71,3 +71,28 @@ describe('FailureWindow', () => {
     expect(off.blockedFor('a')).toBe(0);
   });
 });
+
+describe('ChallengeService issuance limit', () => {
+  test('counts a minute of issues even when codes live shorter than a minute', async () => {
+    const { Database } = await import('bun:sqlite');
+    const { migrate } = await import('../../../src/storage/migrate');
+    const { ChallengeService } = await import('../../../src/modules/auth/challenges');
+    const { registerErrorCodes } = await import('../../../src/errors');
+    const sql = (await import('../../../src/modules/auth/migrations/0001_auth.sql', { with: { type: 'text' } })).default as string;
+    registerErrorCodes({});
+    const db = new Database(':memory:');
+    migrate(db, 'auth', [{ version: 1, name: 'auth', sql }]);
+    const time = clock();
+    const config = { code_ttl_seconds: 10, code_length: 6, code_alphabet: 'numeric' as const, magic_link_ttl_seconds: 60, magic_link_token_bytes: 32, magic_link_enabled: true, max_generates_per_minute: 5, max_consume_failures_per_minute: 10 };
+    const challenges = new ChallengeService(db, config, time.now);
+    const alice = { uuid: '11111111-1111-4111-8111-111111111111', name: 'Alice' };
+    for (let i = 0; i < 5; i++) {
+      challenges.issueCode(alice);
+      time.advance(11_000); // each code has expired before the next is asked for
+      challenges.sweep();
+    }
+    expect(() => challenges.issueCode(alice)).toThrow('per minute');
+    time.advance(5_000);
+    expect(challenges.issueCode(alice).secret).toMatch(/^\d{6}$/);
+  });
+});
