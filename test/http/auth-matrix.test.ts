@@ -3,11 +3,18 @@
  * gets exactly the outcome its `x-svc-auth` level (and `x-svc-scopes`) implies, and every
  * WebSocket endpoint in `x-svc-websockets` accepts or refuses (close 1008) likewise.
  *
- * Nothing here names a route: routes added later are covered without edits.
+ * Dashboard sessions are credentials too: a session passes by the node the operation declares
+ * (`x-svc-permission`), never a cluster or `x-svc-machine-only` one, always a `session` one;
+ * a logged-out or expired session is refused with its own code everywhere but public routes.
+ *
+ * Nothing here names a route but the few that make the sessions (login, logout, ws-ticket, me):
+ * routes added later are covered without edits.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { SignJWT } from 'jose';
+import { SessionService } from '../../src/modules/auth/sessions';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
+import { loginAs, testPlayer } from '../support/dashboard-login';
 import { fakeHangar } from '../fixtures/upstream/hangar';
 import { fakeModrinth } from '../fixtures/upstream/modrinth';
 
@@ -17,13 +24,15 @@ const LEVELS: readonly Level[] = ['public', 'cluster', 'service', 'admin', 'sess
 interface Operation {
   'x-svc-auth': Level;
   'x-svc-scopes'?: string[];
+  'x-svc-permission'?: string;
+  'x-svc-machine-only'?: boolean;
   parameters?: { name: string; in: string }[];
   requestBody?: { content?: Record<string, unknown> };
 }
 interface OpenApiDoc {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  'x-svc-websockets': { path: string; auth: Level }[];
+  'x-svc-websockets': { path: string; auth: Level; 'x-svc-permission'?: string }[];
 }
 
 interface Route {
@@ -32,26 +41,68 @@ interface Route {
   template: string;
   level: Level;
   scopes: readonly string[];
+  /** The node a dashboard session needs (none on public, session and machine-only routes). */
+  permission: string | undefined;
+  machineOnly: boolean;
   hasBody: boolean;
 }
 
-type CredentialName = 'none' | 'wrong' | 'service' | 'master' | 'adminJwt' | 'serviceJwt' | 'expiredJwt' | 'cluster';
-const CREDENTIAL_NAMES: readonly CredentialName[] = ['none', 'wrong', 'service', 'master', 'adminJwt', 'serviceJwt', 'expiredJwt', 'cluster'];
+type ApiCredentialName = 'none' | 'wrong' | 'service' | 'master' | 'adminJwt' | 'serviceJwt' | 'expiredJwt' | 'cluster';
+const API_CREDENTIAL_NAMES: readonly ApiCredentialName[] = ['none', 'wrong', 'service', 'master', 'adminJwt', 'serviceJwt', 'expiredJwt', 'cluster'];
+
+type SessionName = 'sessionNone' | 'sessionOne' | 'sessionAdmin' | 'sessionStar' | 'sessionWildcard' | 'sessionRevoked' | 'sessionExpired';
+type CredentialName = ApiCredentialName | SessionName;
+
+/** The node every non-public route without one of its own falls back to, and which passes every node. */
+const ADMIN_NODE = 'svc.dashboard.admin';
+
+interface SessionCredential {
+  /** Nodes the player is granted before logging in. */
+  grants: readonly string[];
+  /** live: kept logged in (renewed when a route of its own logs it out); revoked: logged out; expired: past its expiry. */
+  state: 'live' | 'revoked' | 'expired';
+  /** Whether the session passes an operation that declares this node. */
+  passes: (node: string) => boolean;
+}
+
+/**
+ * The ended sessions hold the admin node, so nothing but their state can refuse them.
+ * `svc.dashboard.services.*` covers what lies below `svc.dashboard.services`, nothing beside it.
+ */
+const SESSION_CREDENTIALS: Record<SessionName, SessionCredential> = {
+  sessionNone: { grants: [], state: 'live', passes: () => false },
+  sessionOne: { grants: ['svc.dashboard.services.view'], state: 'live', passes: (node) => node === 'svc.dashboard.services.view' },
+  sessionAdmin: { grants: [ADMIN_NODE], state: 'live', passes: () => true },
+  sessionStar: { grants: ['*'], state: 'live', passes: () => true },
+  sessionWildcard: { grants: ['svc.dashboard.services.*'], state: 'live', passes: (node) => node.startsWith('svc.dashboard.services.') },
+  sessionRevoked: { grants: [ADMIN_NODE], state: 'revoked', passes: () => true },
+  sessionExpired: { grants: [ADMIN_NODE], state: 'expired', passes: () => true },
+};
+const SESSION_NAMES = Object.keys(SESSION_CREDENTIALS) as SessionName[];
+const CREDENTIAL_NAMES: readonly CredentialName[] = [...API_CREDENTIAL_NAMES, ...SESSION_NAMES];
+const isSessionName = (name: CredentialName): name is SessionName => name in SESSION_CREDENTIALS;
 
 /** The scope the service-scope JWT carries. */
 const SERVICE_JWT_SCOPE = 'services:read';
 
-type Outcome = { allowed: true } | { allowed: false; status: number; code: 'UNAUTHORIZED' | 'AUTH_FAILED' | 'FORBIDDEN' };
-const AUTH_CODES: readonly string[] = ['UNAUTHORIZED', 'AUTH_FAILED', 'FORBIDDEN'];
+type RefusalCode = 'UNAUTHORIZED' | 'AUTH_FAILED' | 'FORBIDDEN' | 'AUTH_SESSION_INVALID' | 'AUTH_SESSION_EXPIRED';
+/** `message`: what the error message must start with. */
+type Outcome = { allowed: true } | { allowed: false; status: number; code: RefusalCode; message?: string };
+const AUTH_CODES: readonly string[] = ['UNAUTHORIZED', 'AUTH_FAILED', 'FORBIDDEN', 'AUTH_SESSION_INVALID', 'AUTH_SESSION_EXPIRED'];
 
 const allow: Outcome = { allowed: true };
 const unauthorized: Outcome = { allowed: false, status: 401, code: 'UNAUTHORIZED' };
 const authFailed: Outcome = { allowed: false, status: 401, code: 'AUTH_FAILED' };
 const forbidden: Outcome = { allowed: false, status: 403, code: 'FORBIDDEN' };
+const sessionInvalid: Outcome = { allowed: false, status: 401, code: 'AUTH_SESSION_INVALID' };
+const sessionExpired: Outcome = { allowed: false, status: 401, code: 'AUTH_SESSION_EXPIRED' };
+const missingNode = (node: string): Outcome => ({ allowed: false, status: 403, code: 'FORBIDDEN', message: `Missing permission: ${node} ` });
 
 /** What a credential gets on an HTTP route of this level with these extra scopes. */
-function expectedHttp(level: Level, routeScopes: readonly string[], credential: CredentialName): Outcome {
+function expectedHttp(route: Route, credential: CredentialName): Outcome {
+  const { level, scopes: routeScopes } = route;
   if (level === 'public') return allow;
+  if (isSessionName(credential)) return expectedSessionHttp(route, SESSION_CREDENTIALS[credential]);
   switch (credential) {
     case 'none':
       return unauthorized;
@@ -76,9 +127,25 @@ function expectedHttp(level: Level, routeScopes: readonly string[], credential: 
   }
 }
 
-/** Whether a WebSocket endpoint of this level keeps a connection presenting this credential. */
-function expectedSocket(level: Level, credential: CredentialName): boolean {
+/** A session on a non-public route: its state first, then the route's kind, then its node. */
+function expectedSessionHttp(route: Route, session: SessionCredential): Outcome {
+  if (session.state === 'revoked') return sessionInvalid;
+  if (session.state === 'expired') return sessionExpired;
+  if (route.level === 'cluster' || route.machineOnly) return forbidden;
+  if (route.level === 'session') return allow;
+  const node = route.permission ?? ADMIN_NODE;
+  return session.passes(node) ? allow : missingNode(node);
+}
+
+/** Whether a WebSocket endpoint keeps a connection presenting this credential. */
+function expectedSocket(socket: { auth: Level; 'x-svc-permission'?: string }, credential: CredentialName): boolean {
+  const level = socket.auth;
   if (level === 'public') return true;
+  if (isSessionName(credential)) {
+    const session = SESSION_CREDENTIALS[credential];
+    if (session.state !== 'live' || level === 'cluster') return false;
+    return level === 'session' || session.passes(socket['x-svc-permission'] ?? ADMIN_NODE);
+  }
   switch (credential) {
     case 'none':
     case 'wrong':
@@ -110,7 +177,7 @@ afterAll(async () => {
 });
 
 const auth = ctl.controller.kernel.auth;
-const tokens: Record<CredentialName, string | null> = {
+const apiTokens: Record<ApiCredentialName, string | null> = {
   none: null,
   wrong: 'wrong-token-that-matches-nothing-0123456789',
   service: ctl.service,
@@ -135,11 +202,57 @@ for (const [template, ops] of Object.entries(doc.paths ?? {})) {
       template,
       level: op['x-svc-auth'],
       scopes: op['x-svc-scopes'] ?? [],
+      permission: op['x-svc-permission'],
+      machineOnly: op['x-svc-machine-only'] === true,
       hasBody: op.requestBody !== undefined,
     });
   }
 }
 const sockets = doc['x-svc-websockets'] ?? [];
+
+// Dashboard sessions, each of a player of its own: logging one out (or revoking the player's
+// other sessions) touches no other credential.
+const sessionService = ctl.controller.kernel.modules.lookup('sessions');
+if (!(sessionService instanceof SessionService)) throw new Error('the auth module provides no SessionService');
+const sessions: SessionService = sessionService;
+let nextPlayer = 100;
+const sessionTokens = {} as Record<SessionName, string>;
+
+async function newSession(name: SessionName): Promise<string> {
+  const credential = SESSION_CREDENTIALS[name];
+  const index = nextPlayer++;
+  const token = await loginAs(ctl, testPlayer(index, `Matrix${index}`), credential.grants);
+  if (credential.state === 'revoked') {
+    const loggedOut = await ctl.api('/api/auth/logout', { method: 'POST', token });
+    if (loggedOut.status !== 200) throw new Error(`logging ${name} out answered ${loggedOut.status}: ${await loggedOut.text()}`);
+  }
+  // Past its expiry. Rolling refresh (on by default) cannot revive it: a session is checked
+  // for expiry before its use extends it, so every request below must keep seeing it expired.
+  if (credential.state === 'expired') sessions.byToken(token)!.expiresAt = Date.now() - 1000;
+  return token;
+}
+for (const name of SESSION_NAMES) sessionTokens[name] = await newSession(name);
+
+/**
+ * The token a credential presents now. A live session that a route of its own ended (logout)
+ * is replaced by a fresh one of the same kind, so every later request still tests a live one.
+ */
+async function tokenFor(name: CredentialName): Promise<string | null> {
+  if (!isSessionName(name)) return apiTokens[name];
+  const pending = renewing.get(name);
+  if (pending) return pending;
+  const token = sessionTokens[name];
+  if (SESSION_CREDENTIALS[name].state !== 'live' || sessions.byToken(token)?.revokedAt === null) return token;
+  const renewal = newSession(name).then((fresh) => {
+    sessionTokens[name] = fresh;
+    renewing.delete(name);
+    return fresh;
+  });
+  renewing.set(name, renewal);
+  return renewal;
+}
+/** Replacements under way, so parallel requests of one credential share one new session. */
+const renewing = new Map<SessionName, Promise<string>>();
 
 /** Fills `{param}` with a harmless value. */
 function concretePath(template: string): string {
@@ -173,6 +286,7 @@ async function check(sent: Sent, expected: Outcome): Promise<string | null> {
     try {
       const body = await expectErrorBody(asResponse());
       if (body.error !== expected.code) return `expected error ${expected.code}, got ${describeSent(sent)}`;
+      if (expected.message !== undefined && !body.message.startsWith(expected.message)) return `expected a message starting "${expected.message}", got ${describeSent(sent)}`;
     } catch (error) {
       return `${(error as Error).message} (${describeSent(sent)})`;
     }
@@ -215,7 +329,7 @@ const forged: { name: string; token: string }[] = [
 async function extraCredentials(route: Route): Promise<{ name: string; token: string; expected: Outcome }[]> {
   const out: { name: string; token: string; expected: Outcome }[] = [];
   for (const scope of route.scopes) out.push({ name: `JWT with route scope ${scope}`, token: (await auth.mintJwt('matrix-scope', [scope], 3600)).token, expected: allow });
-  for (const f of forged) out.push({ ...f, expected: expectedHttp(route.level, route.scopes, 'wrong') });
+  for (const f of forged) out.push({ ...f, expected: expectedHttp(route, 'wrong') });
   return out;
 }
 
@@ -233,6 +347,28 @@ describe('auth matrix: document', () => {
     expect(sockets.length).toBeGreaterThanOrEqual(1);
     for (const socket of sockets) expect(LEVELS).toContain(socket.auth);
   });
+
+  test('every operation a session might call says which node it needs, or that sessions may not', () => {
+    const undeclared = routes
+      .filter((r) => r.level !== 'public' && r.level !== 'session')
+      .filter((r) => (r.permission === undefined) === !r.machineOnly || (r.level === 'cluster' && !r.machineOnly))
+      .map((r) => `${r.method} ${r.template} [${r.level}] permission=${r.permission} machine-only=${r.machineOnly}`);
+    expect(undeclared).toEqual([]);
+    const nodeless = sockets.filter((s) => s.auth !== 'public' && s.auth !== 'session' && s['x-svc-permission'] === undefined).map((s) => s.path);
+    expect(nodeless).toEqual([]);
+  });
+
+  test('the sessions hold what the matrix assumes', async () => {
+    const admins: Record<string, boolean> = {};
+    for (const name of SESSION_NAMES.filter((n) => SESSION_CREDENTIALS[n].state === 'live')) {
+      const me = await ctl.api('/api/auth/me', { token: await tokenFor(name) });
+      expect(me.status).toBe(200);
+      admins[name] = ((await me.json()) as { isAdmin: boolean }).isAdmin;
+    }
+    expect(admins).toEqual({ sessionNone: false, sessionOne: false, sessionAdmin: true, sessionStar: true, sessionWildcard: false });
+    expect(sessions.byToken(sessionTokens.sessionRevoked)?.revokedAt).toBeNumber();
+    expect(sessions.byToken(sessionTokens.sessionExpired)?.expiresAt).toBeLessThan(Date.now());
+  });
 });
 
 describe('auth matrix: HTTP routes', () => {
@@ -241,7 +377,7 @@ describe('auth matrix: HTTP routes', () => {
     test(label, async () => {
       const problems: string[] = [];
       const results = await Promise.all(
-        CREDENTIAL_NAMES.map(async (name) => check(await send(route, name, tokens[name]), expectedHttp(route.level, route.scopes, name))),
+        CREDENTIAL_NAMES.map(async (name) => check(await send(route, name, await tokenFor(name)), expectedHttp(route, name))),
       );
       for (const r of results) if (r) problems.push(r);
       for (const extra of await extraCredentials(route)) {
@@ -268,8 +404,8 @@ describe('auth matrix: path and method variants', () => {
         const path = concretePath(route.template) + suffix;
         await Promise.all(
           CREDENTIAL_NAMES.map(async (name) => {
-            const sent = await send(route, name, tokens[name], path);
-            const expected = expectedHttp(route.level, route.scopes, name);
+            const sent = await send(route, name, await tokenFor(name), path);
+            const expected = expectedHttp(route, name);
             if (sent.status === 404) {
               const r = await check(sent, allow); // an unrouted path still owes the error body
               if (r) problems.push(r);
@@ -287,8 +423,8 @@ describe('auth matrix: path and method variants', () => {
         const problems: string[] = [];
         await Promise.all(
           CREDENTIAL_NAMES.map(async (name) => {
-            const sent = await send(route, name, tokens[name], concretePath(route.template), 'HEAD');
-            const expected = expectedHttp(route.level, route.scopes, name);
+            const sent = await send(route, name, await tokenFor(name), concretePath(route.template), 'HEAD');
+            const expected = expectedHttp(route, name);
             if (sent.status >= 500) problems.push(`server error: ${describeSent(sent)}`);
             else if (!expected.allowed && sent.status !== expected.status && sent.status !== 404 && sent.status !== 405) {
               problems.push(`expected ${expected.status} (or 404/405), got ${describeSent(sent)}`);
@@ -306,6 +442,9 @@ describe('auth matrix: path and method variants', () => {
 // ---------------------------------------------------------------------------------------------
 // WebSockets
 
+/** A session's `ticket` is a single-use `wt_` ticket it minted, sent as ?token= (what browsers do). */
+type Via = 'header' | 'query' | 'ticket';
+
 interface SocketResult {
   opened: boolean;
   messages: number;
@@ -316,11 +455,11 @@ interface SocketResult {
  * Connects and publishes marker events until the socket either receives one (it was
  * accepted and subscribed) or is closed by the server. Waits on conditions only.
  */
-async function probeSocket(path: string, token: string | null, via: 'header' | 'query'): Promise<SocketResult> {
+async function probeSocket(path: string, token: string | null, via: Via): Promise<SocketResult> {
   const wsUrl = new URL(ctl.url.replace(/^http/, 'ws') + path);
   const headers: Record<string, string> = {};
   if (token !== null && via === 'header') headers.authorization = `Bearer ${token}`;
-  if (token !== null && via === 'query') wsUrl.searchParams.set('token', token);
+  if (token !== null && via !== 'header') wsUrl.searchParams.set('token', token);
   const ws = new WebSocket(wsUrl.toString(), { headers });
   const result: SocketResult = { opened: false, messages: 0, closeCode: null };
   ws.addEventListener('open', () => {
@@ -347,15 +486,24 @@ async function probeSocket(path: string, token: string | null, via: 'header' | '
   return result;
 }
 
+/** A fresh `wt_` ticket of a live session credential. */
+async function ticketFor(name: CredentialName): Promise<string> {
+  const response = await ctl.api('/api/auth/ws-ticket', { token: await tokenFor(name) });
+  if (response.status !== 200) throw new Error(`GET /api/auth/ws-ticket with ${name} answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { ticket: string }).ticket;
+}
+
 describe('auth matrix: WebSockets', () => {
   for (const socket of sockets) {
     test(`WS ${socket.path} [${socket.auth}]`, async () => {
       const problems: string[] = [];
-      const cases = CREDENTIAL_NAMES.flatMap((name) => (['header', 'query'] as const).map((via) => ({ name, via })));
+      const vias = (name: CredentialName): Via[] => (isSessionName(name) && SESSION_CREDENTIALS[name].state === 'live' ? ['header', 'query', 'ticket'] : ['header', 'query']);
+      const cases = CREDENTIAL_NAMES.flatMap((name) => vias(name).map((via) => ({ name, via })));
       await Promise.all(
         cases.map(async ({ name, via }) => {
-          const result = await probeSocket(socket.path, tokens[name], via);
-          const accepted = expectedSocket(socket.auth, name);
+          const token = via === 'ticket' ? await ticketFor(name) : await tokenFor(name);
+          const result = await probeSocket(socket.path, token, via);
+          const accepted = expectedSocket(socket, name);
           const what = `WS ${socket.path} with ${name} via ${via}: opened=${result.opened} messages=${result.messages} close=${result.closeCode}`;
           // Past auth, a socket may still close for a reason of its own: a service console for a
           // service that does not exist closes with 1003. Only 1008 means "refused".

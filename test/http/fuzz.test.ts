@@ -1,9 +1,10 @@
 /**
  * Generated fuzz test over GET /api/openapi.json: for every operation, inputs that violate
  * its schema (bodies, path parameters, query parameters, content types, sizes) are sent with
- * the master token. Every answer must be < 500, and every non-2xx must carry the error body.
- * Inputs the document itself calls invalid must also be refused with a 4xx, and bodies over
- * the route's limit with 413 PAYLOAD_TOO_LARGE.
+ * the master token, or, to the operations of a dashboard session's own (`x-svc-auth: session`,
+ * which refuse API tokens), with an admin's dashboard session. Every answer must be < 500,
+ * and every non-2xx must carry the error body. Inputs the document itself calls invalid must
+ * also be refused with a 4xx, and bodies over the route's limit with 413 PAYLOAD_TOO_LARGE.
  *
  * Reproducible: the seed (fixed by default) is printed; rerun with FUZZ_SEED=<seed>, or
  * FUZZ_SEED=random to explore. Each operation draws from
@@ -14,7 +15,9 @@ import { connect } from 'node:net';
 import { afterAll, expect, test } from 'bun:test';
 import { openApiPath } from '../../src/http/openapi';
 import { DEFAULT_BODY_LIMIT } from '../../src/http/route';
+import { SessionService } from '../../src/modules/auth/sessions';
 import { expectErrorBody, startController, type TestController } from '../support/controller';
+import { bringOnline, loginCode, testPlayer, type Player } from '../support/dashboard-login';
 
 // ---------------------------------------------------------------------------------------------
 // Knobs
@@ -128,6 +131,8 @@ interface OpenApiDoc {
 interface Op {
   method: string;
   template: string;
+  /** `x-svc-auth`: `session` operations are called with a dashboard session instead of the master token. */
+  level: string;
   /** The `{placeholders}` of the template, each with the schema of its parameter. */
   slots: { name: string; schema: JsonSchema }[];
   queryParams: Parameter[];
@@ -166,6 +171,7 @@ for (const [template, entries] of Object.entries(doc.paths ?? {})) {
     ops.push({
       method: method.toUpperCase(),
       template,
+      level: op['x-svc-auth'],
       slots: slotsOf(template, parameters.filter((p) => p.in === 'path')),
       queryParams: parameters.filter((p) => p.in === 'query'),
       body: op.requestBody?.content?.['application/json']?.schema,
@@ -175,6 +181,79 @@ for (const [template, entries] of Object.entries(doc.paths ?? {})) {
     });
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dashboard sessions for the operations of a session's own
+
+const ADMIN_GROUP = 'fuzzadmins';
+
+/**
+ * Admin dashboard sessions for the `session` operations, one player per case in flight: a case
+ * borrows a player and uses that player's session alone, so a case that ends its session
+ * (logout) or revokes "the player's other sessions" never touches another case's. A borrowed
+ * session found ended (the player's previous case logged it out) is replaced by a new one
+ * from the session service, as a login would: not through consume-challenge, whose cap on failed
+ * attempts per address the fuzz of that route has spent by then (its 429 is the right answer).
+ * The first session of each player is a real login (in-game code, consumed) before any case.
+ */
+class AdminSessions {
+  private readonly idle: Player[] = [];
+  private readonly tokens = new Map<string, string>();
+  replaced = 0;
+
+  constructor(private readonly sessions: SessionService) {}
+
+  async logIn(players: number): Promise<void> {
+    const created = await ctl.api('/api/permissions/groups', { method: 'POST', json: { name: ADMIN_GROUP } });
+    if (created.status !== 201) throw new Error(`creating ${ADMIN_GROUP} answered ${created.status}: ${await created.text()}`);
+    const added = await ctl.api(`/api/permissions/groups/${ADMIN_GROUP}/permissions`, { method: 'POST', json: { permission: 'svc.dashboard.admin' } });
+    if (added.status !== 200) throw new Error(`granting the admin node answered ${added.status}: ${await added.text()}`);
+    for (let i = 0; i < players; i++) {
+      const player = testPlayer(0x5000 + i, `FuzzAdmin${i}`);
+      const joined = await ctl.api(`/api/permissions/players/${player.uuid}/groups`, { method: 'POST', json: { group: ADMIN_GROUP } });
+      if (joined.status !== 200) throw new Error(`adding ${player.name} to ${ADMIN_GROUP} answered ${joined.status}: ${await joined.text()}`);
+      await bringOnline(ctl, player);
+      const code = await loginCode(ctl, player);
+      const consumed = await ctl.api('/api/auth/consume-challenge', { method: 'POST', token: null, json: { challenge: code } });
+      const body = (await consumed.json()) as { token?: string | null; user?: { isAdmin: boolean } };
+      if (consumed.status !== 200 || !body.token || body.user?.isAdmin !== true) throw new Error(`consume-challenge answered ${consumed.status}: ${JSON.stringify(body)}`);
+      this.tokens.set(player.uuid, body.token);
+      this.idle.push(player);
+    }
+  }
+
+  /** Runs `work` with a live admin session no other case is using meanwhile. */
+  async borrow<T>(work: (token: string) => Promise<T>): Promise<T> {
+    const player = this.idle.pop();
+    if (!player) throw new Error('more session cases in flight than admin players');
+    try {
+      return await work(this.liveToken(player));
+    } finally {
+      this.idle.push(player);
+    }
+  }
+
+  /** Whether the session behind this token can no longer be used. */
+  ended(token: string): boolean {
+    const session = this.sessions.byToken(token);
+    return !session || session.revokedAt !== null || session.expiresAt <= Date.now();
+  }
+
+  private liveToken(player: Player): string {
+    const token = this.tokens.get(player.uuid)!;
+    if (!this.ended(token)) return token;
+    const fresh = this.sessions.issue({ uuid: player.uuid, name: player.name, method: 'code', totpUsed: false, ip: '127.0.0.1', userAgent: 'fuzz' }).token;
+    this.tokens.set(player.uuid, fresh);
+    this.replaced++;
+    return fresh;
+  }
+}
+
+const sessionService = ctl.controller.kernel.modules.lookup('sessions');
+if (!(sessionService instanceof SessionService)) throw new Error('the auth module provides no SessionService');
+const adminSessions = new AdminSessions(sessionService);
+// One per case in flight; the slow-case re-checks send alone.
+await adminSessions.logIn(CONCURRENCY);
 
 // ---------------------------------------------------------------------------------------------
 // Values with raw JSON tokens (1e309, -0 and friends cannot survive JSON.stringify)
@@ -1055,9 +1134,9 @@ interface Answer {
   text: string;
 }
 
-async function sendFetch(c: FuzzCase): Promise<Answer> {
+async function sendFetch(c: FuzzCase, token: string): Promise<Answer> {
   const headers = new Headers(c.headers);
-  headers.set('authorization', `Bearer ${ctl.master}`);
+  headers.set('authorization', `Bearer ${token}`);
   let body: RequestInit['body'];
   if (c.body instanceof Uint8Array) body = c.body;
   else if (c.body) {
@@ -1076,9 +1155,9 @@ async function sendFetch(c: FuzzCase): Promise<Answer> {
 }
 
 /** HTTP/1.1 over a plain socket: the request target goes out exactly as written. */
-function sendRaw(c: FuzzCase): Promise<Answer> {
+function sendRaw(c: FuzzCase, token: string): Promise<Answer> {
   const body = c.body instanceof Uint8Array ? c.body : new Uint8Array();
-  const lines = [`${c.method} ${c.target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${ctl.master}`, 'Connection: close'];
+  const lines = [`${c.method} ${c.target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`, 'Connection: close'];
   for (const [k, v] of Object.entries(c.headers)) lines.push(`${k}: ${v}`);
   if (c.method !== 'GET' || body.length > 0) lines.push(`Content-Length: ${body.length}`);
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
@@ -1121,6 +1200,34 @@ function parseRawResponse(data: Buffer): Answer {
     rest = rest.subarray(0, Number(headers.get('content-length')));
   }
   return { status, text: rest.toString('utf8') };
+}
+
+function sendWith(c: FuzzCase, token: string): Promise<Answer> {
+  return c.raw ? sendRaw(c, token) : sendFetch(c, token);
+}
+
+/** The error codes that refuse the credential itself (a wrong TOTP code is a 401 about the input). */
+const CREDENTIAL_REFUSALS = new Set(['UNAUTHORIZED', 'AUTH_FAILED', 'AUTH_SESSION_INVALID', 'AUTH_SESSION_EXPIRED']);
+
+/**
+ * Sends with an admin session of its own. The session is live when the case is sent, so its
+ * refusal is never an acceptable answer to the input.
+ */
+function sendAsSession(c: FuzzCase): Promise<Answer> {
+  return adminSessions.borrow(async (token) => {
+    const answer = await sendWith(c, token);
+    if (answer.status === 401 && CREDENTIAL_REFUSALS.has(errorCodeOf(answer.text))) throw new Error(`a live admin session was refused: 401 ${show(answer.text, 200)}`);
+    return answer;
+  });
+}
+
+function errorCodeOf(text: string): string {
+  try {
+    const body: unknown = JSON.parse(text);
+    return typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'string' ? body.error : '';
+  } catch {
+    return '';
+  }
 }
 
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -1184,7 +1291,7 @@ for (const op of ops) {
     const failures: { index: number; text: string }[] = [];
     const slow: { index: number; ms: number }[] = [];
     let sent = 0;
-    const send = (c: FuzzCase) => (c.raw ? sendRaw(c) : sendFetch(c));
+    const send = (c: FuzzCase) => (op.level === 'session' ? sendAsSession(c) : sendWith(c, ctl.master));
     await pool(
       cases.map((c, index) => ({ c, index })),
       CONCURRENCY,
@@ -1194,7 +1301,7 @@ for (const op of ops) {
         try {
           answer = await send(c);
         } catch (error) {
-          failures.push({ index, text: `${c.description}\n    request: ${describeRequest(c)}\n    transport error: ${(error as Error).message}` });
+          failures.push({ index, text: `${c.description}\n    request: ${describeRequest(c)}\n    not judged: ${(error as Error).message}` });
           return;
         } finally {
           sent++;
@@ -1230,7 +1337,7 @@ for (const op of ops) {
 }
 
 test('fuzz: enough cases were sent to every operation', () => {
-  console.log(`fuzz: ${totalSent} cases over ${ops.length} operations (seed ${SEED})`);
+  console.log(`fuzz: ${totalSent} cases over ${ops.length} operations (seed ${SEED}); ${adminSessions.replaced} admin sessions replaced after a case ended one`);
   expect(ops.length).toBe(ctl.controller.routes.length);
   expect(ops.length).toBeGreaterThanOrEqual(10);
   expect(totalSent).toBeGreaterThanOrEqual(MIN_TOTAL_CASES);
