@@ -148,6 +148,16 @@ export class Authenticator {
     this.sessions = source;
   }
 
+  /** Calls `ended` once when the session is revoked; returns the function that stops watching. */
+  watchSession(sessionId: string, ended: () => void): () => void {
+    const stop = this.sessions()?.onRevoked((id) => {
+      if (id !== sessionId) return;
+      stop?.();
+      ended();
+    });
+    return stop ?? (() => {});
+  }
+
   /**
    * Maps a presented bearer token to a principal; null when none was presented. Synchronous
    * but for JWTs, whose verification is asynchronous: the hot path allocates no promise.
@@ -163,7 +173,8 @@ export class Authenticator {
     if (service) return { kind: 'service', scopes: new Set(SERVICE_SCOPES), actor: 'api:service' };
     if (cluster) return { kind: 'cluster', scopes: new Set(), actor: 'api:cluster' };
     if (this.secrets.jwtEnabled && token.split('.').length === 3) return this.verifyJwt(token);
-    return this.identifySession(token);
+    // Sessions are stored by the same SHA-256: the digest already taken is the look-up key.
+    return this.identifySession(token, presented.toString('hex'));
   }
 
   /**
@@ -178,8 +189,8 @@ export class Authenticator {
     return this.identify(token);
   }
 
-  private identifySession(token: string): Identification {
-    const found = this.sessions()?.validate(token) ?? null;
+  private identifySession(token: string, tokenHash: string): Identification {
+    const found = this.sessions()?.validate(token, tokenHash) ?? null;
     if (found === null) return 'invalid';
     if (found === 'expired') return 'session-expired';
     if (found === 'revoked') return 'session-revoked';

@@ -107,8 +107,19 @@ export class RequestGuard {
   }
 }
 
-/** What a route asks of its callers, for the authenticator. */
+const accesses = new WeakMap<AnyRoute, Access>();
+
+/** What a route asks of its callers, for the authenticator (worked out once per route). */
 export function accessOf(route: AnyRoute): Access {
+  let access = accesses.get(route);
+  if (!access) {
+    access = describeAccess(route);
+    accesses.set(route, access);
+  }
+  return access;
+}
+
+function describeAccess(route: AnyRoute): Access {
   return {
     auth: route.auth,
     scopes: route.scopes,

@@ -61,8 +61,11 @@ export type SessionCheck = SessionIdentity | 'expired' | 'revoked' | null;
 
 /** The auth module's sessions, as core's request guard and WebSockets use them. */
 export interface DashboardSessions {
-  /** The session this bearer token opens; null when it is no session token at all. Never writes to disk on the hot path. */
-  validate(token: string): SessionCheck;
+  /**
+   * The session this bearer token opens; null when it is no session token at all. Never writes
+   * to disk on the hot path. `tokenHash` is the token's SHA-256 in hex when the caller has it.
+   */
+  validate(token: string, tokenHash?: string): SessionCheck;
   /** Spends a single-use `wt_` ticket (WebSockets); null when unknown, used or older than 30 s. */
   redeemTicket(ticket: string): SessionIdentity | null;
   /** Calls the listener with a session's id when it is revoked; returns the unsubscribe function. */

@@ -168,7 +168,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       early.begin(id);
-      const admitted = await admitSocket(ws, kernel.auth, CONSOLE_STREAM_SOCKET, () => early.pending(id), () => kernel.modules.lookup('sessions'));
+      const admitted = await admitSocket(ws, kernel.auth, CONSOLE_STREAM_SOCKET, () => early.pending(id));
       const sentMeanwhile = early.end(id);
       if (!admitted) return;
       const raw = ws.raw;

@@ -50,7 +50,7 @@ export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Hea
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       live.set(id, false);
-      const who = await admitSocket(ws, kernel.auth, EVENTS_SOCKET, () => live.has(id), () => kernel.modules.lookup('sessions'));
+      const who = await admitSocket(ws, kernel.auth, EVENTS_SOCKET, () => live.has(id));
       if (!who) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });

@@ -34,7 +34,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const id = socketId(ws);
       early.begin(id);
       const data = ws.data as { params: { name: string } };
-      const admitted = await admitSocket(ws, kernel.auth, SERVICE_CONSOLE_SOCKET, () => early.pending(id), () => kernel.modules.lookup('sessions'));
+      const admitted = await admitSocket(ws, kernel.auth, SERVICE_CONSOLE_SOCKET, () => early.pending(id));
       const typedMeanwhile = early.end(id);
       if (!admitted) return;
       const name = decodeURIComponent(data.params.name);

@@ -1,6 +1,5 @@
 import type { Authenticator, Principal } from '../http/auth';
 import type { SocketSpec } from '../http/route';
-import type { DashboardSessions } from '../modules/services';
 
 /**
  * The parts of a socket the API's WebSockets use. Elysia hands open/message/close its wrapper
@@ -32,10 +31,9 @@ export function tokenOf(ws: { data: unknown }): string | null {
  */
 export async function admitSocket(
   ws: SocketHandle,
-  auth: Pick<Authenticator, 'identifySocket' | 'authorize'>,
+  auth: Pick<Authenticator, 'identifySocket' | 'authorize' | 'watchSession'>,
   spec: SocketSpec,
   stillOpen: () => boolean,
-  sessions?: () => DashboardSessions | undefined,
 ): Promise<Principal | null> {
   const who = await auth.identifySocket(tokenOf(ws));
   if (!stillOpen()) return null;
@@ -46,14 +44,7 @@ export async function admitSocket(
   }
   const principal = who as Principal;
   const session = principal.session;
-  if (session && sessions) {
-    const stop = sessions()?.onRevoked((id) => {
-      if (id !== session.id) return;
-      stop?.();
-      ws.close(CLOSE_POLICY, 'dashboard session logged out');
-    });
-    if (stop) (ws.data as { stopWatching?: () => void }).stopWatching = stop;
-  }
+  if (session) (ws.data as { stopWatching?: () => void }).stopWatching = auth.watchSession(session.id, () => ws.close(CLOSE_POLICY, 'dashboard session logged out'));
   return principal;
 }
 

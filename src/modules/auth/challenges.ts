@@ -46,17 +46,17 @@ export class ChallengeService {
    */
   consume(presented: string, kinds: readonly ChallengeKind[] = ['code', 'magic_link']): (Player & { kind: ChallengeKind }) | null {
     const now = this.now();
+    // A challenge of another kind is left untouched, so the right route can still use it.
+    const anyKind = kinds.length > 1;
     for (const candidate of candidatesOf(presented)) {
       const row = this.db
-        .query<{ uuid: string; name: string; kind: ChallengeKind }, [number, string]>(
-          `UPDATE auth_challenges SET consumed_at = ?1 WHERE challenge_hash = ?2 AND consumed_at IS NULL AND expires_at > ?1 RETURNING uuid, name, kind`,
+        .query<{ uuid: string; name: string; kind: ChallengeKind }, [number, string, string, number]>(
+          `UPDATE auth_challenges SET consumed_at = ?1
+            WHERE challenge_hash = ?2 AND consumed_at IS NULL AND expires_at > ?1 AND (?4 OR kind = ?3)
+            RETURNING uuid, name, kind`,
         )
-        .get(now, sha256Hex(candidate));
-      if (!row) continue;
-      if (kinds.includes(row.kind)) return row;
-      // The wrong kind for this route: put it back so the right route can still use it.
-      this.db.query(`UPDATE auth_challenges SET consumed_at = NULL WHERE challenge_hash = ?1`).run(sha256Hex(candidate));
-      return null;
+        .get(now, sha256Hex(candidate), kinds[0]!, anyKind ? 1 : 0);
+      if (row) return row;
     }
     return null;
   }

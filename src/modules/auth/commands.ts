@@ -2,6 +2,7 @@ import { ApiError } from '../../errors';
 import { CommandFailure, UsageError, type Command, type CommandContext } from '../../core/commands/command';
 import { normalizeUuid } from '../../core/players/uuid';
 import type { AuthRuntime } from './runtime';
+import { canonical } from './routes/common';
 import { revokeAndAnnounce } from './routes/sessions';
 
 const USAGE = 'dashboard <login [link] | sessions [player] | logout-all [player]>';
@@ -40,7 +41,7 @@ export function dashboardCommand(runtime: AuthRuntime): Command {
 }
 
 function inGame(ctx: CommandContext, what: string): { uuid: string; name: string } {
-  if (ctx.player) return { uuid: normalizeUuid(ctx.player.uuid) ?? ctx.player.uuid.toLowerCase(), name: ctx.player.name };
+  if (ctx.player) return { uuid: canonical(ctx.player.uuid), name: ctx.player.name };
   throw new CommandFailure(`${what} works in game only: type /svc dashboard ${what} on the network`);
 }
 

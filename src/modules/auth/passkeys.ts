@@ -8,6 +8,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { normalizeUuid } from '../../core/players/uuid';
 import { ApiError } from '../../errors';
 import { PasskeyStore, type StoredPasskey } from './passkey-store';
 import { acceptsOrigin, type RelyingParty } from './relying-party';
@@ -330,9 +331,9 @@ function labelOf(label: string | undefined): string | undefined {
 
 /** The lower-case dashed form of a Minecraft UUID (dashed or not). */
 function canonicalUuid(uuid: string): string {
-  const hex = uuid.replace(/-/g, '').toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) throw new ApiError('VALIDATION_FAILED', 'uuid must be a Minecraft UUID (32 hex digits, dashes optional)');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const canonical = normalizeUuid(uuid);
+  if (!canonical) throw new ApiError('VALIDATION_FAILED', 'uuid must be a Minecraft UUID (32 hex digits, dashes optional)');
+  return canonical;
 }
 
 /** The WebAuthn user handle: the UUID's 16 bytes, most significant first (as the reference). */

@@ -132,8 +132,8 @@ export class SessionService implements DashboardSessions {
     this.stopWatchingPerms();
   }
 
-  validate(token: string): SessionCheck {
-    const session = this.byHash.get(sha256Hex(token));
+  validate(token: string, tokenHash = sha256Hex(token)): SessionCheck {
+    const session = this.byHash.get(tokenHash);
     if (!session) return null;
     if (session.revokedAt !== null) return 'revoked';
     const now = this.now();
@@ -165,7 +165,7 @@ export class SessionService implements DashboardSessions {
    */
   issue(login: NewSession): { token: string; session: LiveSession } {
     const now = this.now();
-    const active = this.activeOf(login.uuid).sort((a, b) => a.row.created_at - b.row.created_at);
+    const active = this.activeOf(login.uuid).reverse(); // oldest first
     const excess = active.length - (this.options.maxPerUser - 1);
     if (excess > 0) this.revoke(active.slice(0, excess));
     const token = randomToken(32);
