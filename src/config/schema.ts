@@ -98,7 +98,8 @@ export const LoadBalancerSection = T.Object({
 export const PunishmentsSection = T.Object({
   deploy_plugin: Bool(true, 'copy the punishments plugin into proxy templates'),
   check_cache_ttl: NonNegativeInt(5, 's a login/mute check result is cached'),
-  expiry_check_interval: PositiveInt(30, 's between expiry sweeps'),
+  expiry_check_interval: PositiveInt(30, 's between expiry sweeps (at least 5)'),
+  name_lookup_url: Str('https://api.mojang.com/users/profiles/minecraft', 'name-to-uuid lookup for punishing a player never seen here (GET <url>/<name> → {id, name}); blank turns it off (offline-mode networks)'),
 });
 
 export const ResourcePacksSection = T.Object({

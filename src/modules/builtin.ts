@@ -3,9 +3,10 @@ import { authModule } from './auth';
 import { displayModule } from './display';
 import { permsModule } from './perms';
 import { playersModule } from './players';
+import { punishmentsModule } from './punishments';
 
 /**
  * The modules compiled into this binary. Adding a module is adding its folder under
  * src/modules/ and one line here; core never imports a module otherwise.
  */
-export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule, permsModule, authModule];
+export const BUILTIN_MODULES: readonly SvcModule[] = [playersModule, displayModule, permsModule, authModule, punishmentsModule];

@@ -21,6 +21,16 @@ export interface PlayerDirectory {
   online(): RosterEntry[];
   /** The online player with this name, case-insensitively. */
   onlineByName(name: string): RosterEntry | undefined;
+  /** A player ever seen, online or not, by name (case-insensitively; the latest holder of a reused name). */
+  knownByName(name: string): KnownPlayer | undefined;
+  /** A player ever seen, by lower-case dashed uuid, with the name they last had. */
+  knownByUuid(uuid: string): KnownPlayer | undefined;
+}
+
+export interface KnownPlayer {
+  /** Lower-case, dashed. */
+  uuid: string;
+  name: string;
 }
 
 /**

@@ -230,7 +230,7 @@ describe('install and uninstall', () => {
 describe('ready hook and typed services', () => {
   test('ready runs after init, once services are recovered; a provided service is found by key, and gone after stop', async () => {
     const order: string[] = [];
-    const directory = { online: () => [], onlineByName: () => undefined };
+    const directory = { online: () => [], onlineByName: () => undefined, knownByName: () => undefined, knownByUuid: () => undefined };
     const provider: SvcModule = {
       id: 'provider',
       name: 'Provider',

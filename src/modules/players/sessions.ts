@@ -1,4 +1,4 @@
-import type { PlayerDirectory, RosterEntry } from '../services';
+import type { KnownPlayer, PlayerDirectory, RosterEntry } from '../services';
 import type { PlayerStore } from './store';
 
 /** An online player: their open session row, mirrored in memory for the roster routes. */
@@ -100,6 +100,20 @@ export class PlayerSessions implements PlayerDirectory {
   onlineByName(name: string): OpenSession | undefined {
     const uuid = this.uuidByName.get(name.toLowerCase());
     return uuid === undefined ? undefined : this.byUuid.get(uuid);
+  }
+
+  knownByName(name: string): KnownPlayer | undefined {
+    const online = this.onlineByName(name);
+    if (online) return { uuid: online.uuid, name: online.name };
+    const row = this.store.playerByName(name);
+    return row && { uuid: row.uuid, name: row.name };
+  }
+
+  knownByUuid(uuid: string): KnownPlayer | undefined {
+    const online = this.byUuid.get(uuid);
+    if (online) return { uuid: online.uuid, name: online.name };
+    const row = this.store.player(uuid);
+    return row && { uuid: row.uuid, name: row.name };
   }
 
   /** Online players per service, services without players left out. */

@@ -1,0 +1,43 @@
+import type { SvcModule } from '../module';
+import { PerController } from '../per-controller';
+import { punishCommand } from './commands';
+import { punishmentsDoctorSection } from './doctor';
+import { punishmentRoutes } from './routes';
+import { PunishmentsRuntime } from './runtime';
+import punishments0001 from './migrations/0001_punishments.sql' with { type: 'text' };
+
+const runtimes = new PerController<PunishmentsRuntime>('punishments');
+
+/**
+ * Bans, mutes, kicks and warnings: issued from the dashboard, the console or in game, checked
+ * by the proxy plugin at every login and server switch and by the backend plugin at every
+ * chat line, from memory. Settings in svc.toml's `[punishments]`; message templates in
+ * config/modules/punishments/messages.toml.
+ */
+export const punishmentsModule: SvcModule = {
+  id: 'punishments',
+  name: 'Punishments',
+  version: '1.0.0',
+  description: 'Bans, IP bans, mutes, kicks and warnings, network-wide or per group or service, with the login and chat checks the plugins ask',
+  migrations: [{ version: 1, name: 'punishments', sql: punishments0001 }],
+  dashboard: {
+    title: 'Punishments',
+    icon: 'Gavel',
+    apiPrefix: '/api/punishments',
+    sections: [
+      { title: 'Active', type: 'table', endpoint: '?active=true' },
+      { title: 'All', type: 'table', endpoint: '?active=false' },
+    ],
+    pages: [{ path: '/modules/punishments', title: 'Punishments' }],
+  },
+  init(ctx) {
+    runtimes.set(ctx, new PunishmentsRuntime(ctx.kernel, ctx.log, ctx.dir));
+  },
+  ready: (ctx) => runtimes.of(ctx).start(),
+  routes: (ctx) => punishmentRoutes(runtimes.of(ctx)),
+  commands: (ctx) => [punishCommand(runtimes.of(ctx))],
+  doctorChecks: (ctx) => [punishmentsDoctorSection(runtimes.of(ctx), ctx.kernel.dir)],
+  stop(ctx) {
+    runtimes.take(ctx)?.stop();
+  },
+};

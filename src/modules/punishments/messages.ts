@@ -1,0 +1,158 @@
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { parse, stringify } from 'smol-toml';
+import { writeFileAtomic } from '../../config/write';
+import { showValue } from '../../describe-schema';
+import { closedObject } from '../../http/schemas';
+import { formatRemaining } from './duration';
+
+/**
+ * The nine texts players see, `config/modules/punishments/messages.toml`. `&` colour codes
+ * become `§` when rendered (what the plugins' legacy-section deserializer reads).
+ */
+export const MESSAGE_DEFAULTS = {
+  ban: '&c&lYou are banned from the network\n&7Reason: &f{reason}\n&7Banned by: &f{issuer}\n&7Appeal at our support portal.',
+  tempban: '&c&lYou are temporarily banned\n&7Reason: &f{reason}\n&7Banned by: &f{issuer}\n&7Expires in: &f{remaining}',
+  ipban: '&c&lYour IP is banned from the network\n&7Reason: &f{reason}',
+  mute: '&cYou are muted: &f{reason}',
+  tempmute: '&cYou are muted for &f{remaining}&c: &f{reason}',
+  kick: '&cKicked: &f{reason}',
+  warn: '&e&l⚠ Warning &7from &f{issuer}\n&7Reason: &f{reason}',
+  broadcast_issued: '&c[PUNISH] &f{target} &7was &c{type} &7by &f{issuer} &7({reason})',
+  broadcast_revoked: '&a[PUNISH] &f{target} &7was un-{type} by &f{issuer}',
+} as const;
+export type MessageKey = keyof typeof MESSAGE_DEFAULTS;
+export type MessageTemplates = Record<MessageKey, string>;
+export const MESSAGE_KEYS = Object.keys(MESSAGE_DEFAULTS) as MessageKey[];
+
+const TEMPLATE_LIMIT = 2048;
+const template = (key: MessageKey) => Type.String({ maxLength: TEMPLATE_LIMIT, description: `default: ${JSON.stringify(MESSAGE_DEFAULTS[key])}` });
+const templateFields = () => ({
+  ban: template('ban'),
+  tempban: template('tempban'),
+  ipban: template('ipban'),
+  mute: template('mute'),
+  tempmute: template('tempmute'),
+  kick: template('kick'),
+  warn: template('warn'),
+  broadcast_issued: template('broadcast_issued'),
+  broadcast_revoked: template('broadcast_revoked'),
+});
+export const MessagesSchema = Type.Object(templateFields());
+/** A PUT changes the keys it sends and no other; an unknown key is refused by name. */
+export const MessagesUpdateSchema = closedObject(Type.Partial(Type.Object(templateFields())).properties);
+export type MessagesUpdate = Static<typeof MessagesUpdateSchema>;
+
+const HEADER = [
+  '# What players see when punished. Placeholders: {type} {target} {issuer} {reason}',
+  '# {duration} and {remaining} (time left: 7d 12h 5m, 30s, permanent) {expires} (ISO-8601 or never).',
+  '# `&` colour codes (&c, &l, ...) become § codes. PUT /api/punishments/messages changes them live;',
+  '# edits made here by hand are read when the controller starts.',
+  '',
+].join('\n');
+
+/** Values a template is filled with. */
+export interface MessageValues {
+  type: string;
+  target: string;
+  issuer: string;
+  reason: string;
+  /** Epoch ms of the end; null when permanent. */
+  expiresAt: number | null;
+  now: number;
+}
+
+/** `&` followed by a legacy formatting code: colours 0-9 a-f, k-o styles, r reset, x hex prefix. */
+const LEGACY_CODE = /&([0-9a-fk-orx])/gi;
+const PLACEHOLDER = /\{(type|target|issuer|reason|duration|remaining|expires)\}/g;
+
+/** Fills a template; `&` codes (from the template or a staff member's reason) become `§` codes. */
+export function renderMessage(text: string, v: MessageValues): string {
+  const remaining = formatRemaining(v.expiresAt === null ? null : v.expiresAt - v.now);
+  const values: Record<string, string> = {
+    type: v.type.toLowerCase(),
+    target: v.target,
+    issuer: v.issuer,
+    reason: v.reason.trim() === '' ? 'No reason given' : v.reason,
+    duration: remaining,
+    remaining,
+    expires: v.expiresAt === null ? 'never' : new Date(v.expiresAt).toISOString(),
+  };
+  return text.replace(PLACEHOLDER, (_, key: string) => values[key]!).replace(LEGACY_CODE, '§$1');
+}
+
+export type MessagesLoad = { templates: MessageTemplates; problem?: string };
+
+/** Reads the file; a missing key takes its default. A file that cannot be used gives the defaults and says why. */
+export function readMessages(file: string): MessagesLoad {
+  if (!existsSync(file)) return { templates: { ...MESSAGE_DEFAULTS } };
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const { message, line, column } = error as Error & { line?: number; column?: number };
+    const reason = (message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '') || 'syntax error';
+    return { templates: { ...MESSAGE_DEFAULTS }, problem: `not valid TOML: ${reason}${line ? ` at line ${line}, column ${column}` : ''}` };
+  }
+  const table = raw as Record<string, unknown>;
+  const templates: MessageTemplates = { ...MESSAGE_DEFAULTS };
+  for (const key of MESSAGE_KEYS) {
+    const value = table[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length > TEMPLATE_LIMIT) {
+      return { templates: { ...MESSAGE_DEFAULTS }, problem: `${key} must be a string of at most ${TEMPLATE_LIMIT} characters, got ${showValue(value)}` };
+    }
+    templates[key] = value;
+  }
+  const unknown = Object.keys(table).filter((k) => !(MESSAGE_KEYS as string[]).includes(k));
+  if (unknown.length > 0) return { templates, problem: `unknown key(s) ${unknown.join(', ')} (ignored); the keys are ${MESSAGE_KEYS.join(', ')}` };
+  return { templates };
+}
+
+/**
+ * Writes every template atomically. A file that could not be read is kept beside it as
+ * `messages.toml.broken` first, so a PUT never silently discards an operator's hand edit.
+ */
+export function writeMessages(file: string, templates: MessageTemplates, previousProblem: string | undefined): void {
+  if (previousProblem !== undefined && existsSync(file)) copyFileSync(file, `${file}.broken`);
+  writeFileAtomic(file, `${HEADER}${stringify(templates)}\n`);
+}
+
+/** The templates in use, and the one place they change. */
+export class MessageBook {
+  private current: MessageTemplates;
+  private problem: string | undefined;
+
+  constructor(private readonly file: string) {
+    const loaded = readMessages(file);
+    this.current = loaded.templates;
+    this.problem = loaded.problem;
+    if (!existsSync(file)) writeMessages(file, this.current, undefined);
+  }
+
+  templates(): MessageTemplates {
+    return this.current;
+  }
+
+  /** What was wrong with the file when it was read (the defaults are in use for a broken one). */
+  fileProblem(): string | undefined {
+    return this.problem;
+  }
+
+  get path(): string {
+    return this.file;
+  }
+
+  /** Sets the templates sent, keeps the rest, writes the whole file; answers every template. */
+  update(changes: MessagesUpdate): MessageTemplates {
+    const next: MessageTemplates = { ...this.current };
+    for (const key of MESSAGE_KEYS) {
+      const value = changes[key];
+      if (value !== undefined) next[key] = value;
+    }
+    writeMessages(this.file, next, this.problem);
+    this.current = next;
+    this.problem = undefined;
+    return next;
+  }
+}
