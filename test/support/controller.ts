@@ -87,6 +87,8 @@ export async function startController(
     `token = "${options.clusterToken ?? CLUSTER_TOKEN}"`,
     options.clusterToml ?? '',
     /^\s*\[software\]/m.test(options.toml ?? '') ? '' : softwareToml(options.software ?? {}),
+    // The punishments module's name lookup, like every upstream, points at a closed local port unless a test names its own.
+    /^\s*\[punishments\]/m.test(options.toml ?? '') ? '' : `[punishments]\nname_lookup_url = ${JSON.stringify(OFFLINE_UPSTREAM)}`,
   ].join('\n');
   if (!options.dir) writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];

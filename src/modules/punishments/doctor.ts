@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { info, ok, warn, type DoctorSection } from '../../core/doctor/model';
+import { safeHost } from './names';
 import type { PunishmentsRuntime } from './runtime';
 
 /** The records in force, the message file, and whether names of unseen players can be resolved. */
@@ -30,10 +31,3 @@ export function punishmentsDoctorSection(runtime: PunishmentsRuntime, root: stri
   };
 }
 
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'a misconfigured URL';
-  }
-}

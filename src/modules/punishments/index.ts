@@ -1,4 +1,5 @@
-import type { SvcModule } from '../module';
+import type { Kernel } from '../../kernel';
+import type { ModuleContext, SvcModule } from '../module';
 import { PerController } from '../per-controller';
 import { punishCommand } from './commands';
 import { punishmentsDoctorSection } from './doctor';
@@ -7,6 +8,9 @@ import { PunishmentsRuntime } from './runtime';
 import punishments0001 from './migrations/0001_punishments.sql' with { type: 'text' };
 
 const runtimes = new PerController<PunishmentsRuntime>('punishments');
+
+/** A controller's punishments runtime (tests and benchmarks drive its clock-dependent parts directly). */
+export const punishmentsRuntimeOf = (kernel: Kernel): PunishmentsRuntime => runtimes.of({ kernel } as ModuleContext);
 
 /**
  * Bans, mutes, kicks and warnings: issued from the dashboard, the console or in game, checked

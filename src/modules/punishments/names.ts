@@ -41,6 +41,10 @@ export class NameResolver {
   async resolve(targetUuid: string | null | undefined, targetName: string): Promise<KnownPlayer> {
     const name = targetName.trim();
     const givenUuid = targetUuid?.trim() ?? '';
+    // A name travels in console commands (kicks) and messages: one token of a player name's characters.
+    if (name !== '' && normalizeUuid(name) === undefined && !NAME_RE.test(name)) {
+      throw new ApiError('PUNISHMENT_TARGET_INVALID', `targetName "${name}" is not a player name (letters, digits and _ . * + -, at most 32) or a uuid`);
+    }
     if (givenUuid !== '') {
       const uuid = normalizeUuid(givenUuid);
       if (uuid === undefined) throw new ApiError('PUNISHMENT_TARGET_INVALID', `targetUuid "${givenUuid}" is not a uuid (8-4-4-4-12 hex digits, or 32 without dashes)`);
@@ -49,7 +53,6 @@ export class NameResolver {
     if (name === '') throw new ApiError('PUNISHMENT_TARGET_INVALID', 'targetName is blank: name the player, or give targetUuid');
     const nameAsUuid = normalizeUuid(name);
     if (nameAsUuid !== undefined) return { uuid: nameAsUuid, name: this.options.players()?.knownByUuid(nameAsUuid)?.name ?? name };
-    if (!NAME_RE.test(name)) throw new ApiError('PUNISHMENT_TARGET_INVALID', `targetName "${name}" is not a player name (letters, digits and _ . * + -, at most 32)`);
     const seen = this.options.players()?.knownByName(name);
     if (seen) return seen;
     const looked = await this.lookUp(name);
@@ -106,7 +109,7 @@ export class NameResolver {
 const unavailable = (what: string) => new ApiError('SERVICE_UNAVAILABLE', `${what}; try again, or give targetUuid`);
 
 /** The host of the lookup URL, for messages (never its path or query, which might carry a key). */
-function safeHost(url: string): string {
+export function safeHost(url: string): string {
   try {
     return new URL(url).host;
   } catch {

@@ -42,7 +42,8 @@ export class PunishmentsRuntime {
       bus: kernel.bus,
       names: this.names,
       templates: () => this.messages.templates(),
-      kick: (player, message) => void kernel.network.kick(player, message),
+      // The proxies know players by name: the one they are online under, when the players module knows it.
+      kick: (player, message) => void kernel.network.kick(kernel.modules.lookup('players')?.knownByUuid(player.uuid)?.name ?? player.name, message),
       checkCacheTtlMs: settings.check_cache_ttl * 1000,
       now,
     });

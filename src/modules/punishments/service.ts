@@ -29,7 +29,7 @@ export interface PunishmentServiceDeps {
   names: NameResolver;
   templates: () => MessageTemplates;
   /** Carries out a KICK through the proxies; throws PROXY_NOT_AVAILABLE / PLAYER_NOT_ONLINE. */
-  kick: (player: string, message: string) => void;
+  kick: (player: { uuid: string; name: string }, message: string) => void;
   checkCacheTtlMs: number;
   now?: () => number;
 }
@@ -92,7 +92,7 @@ export class PunishmentService {
       scopeTarget,
     };
     const kickMessage = kickMessageOf({ ...record, id: 0, revokedBy: null, revokedAt: null, revokeReason: null }, this.deps.templates(), now);
-    if (type === 'KICK') this.deps.kick(target.name, kickMessage.replace(/\n/g, ' '));
+    if (type === 'KICK') this.deps.kick(target, kickMessage.replace(/\n/g, ' '));
     const { created, superseded } = this.deps.store.transaction(() => {
       const created = this.deps.store.insert(record);
       const superseded = this.supersede(created, caller);
