@@ -72,12 +72,12 @@ export class CheckAnswers {
 
   /** Whether the player may join: account and address bans that hold where they are going. */
   loginJson(uuid: string, ip: string | undefined, where: Where): string {
-    return this.answer(`l|${uuid}|${ip ?? ''}|${where.group ?? ''}|${where.service ?? ''}`, () => this.index.loginCandidates(uuid, ip), where);
+    return this.answer(`l\0${uuid}\0${ip ?? ''}\0${where.group ?? ''}\0${where.service ?? ''}`, () => this.index.loginCandidates(uuid, ip), where);
   }
 
   /** Whether the player may chat where they are. */
   muteJson(uuid: string, where: Where): string {
-    return this.answer(`m|${uuid}|${where.group ?? ''}|${where.service ?? ''}`, () => this.index.muteCandidates(uuid), where);
+    return this.answer(`m\0${uuid}\0${where.group ?? ''}\0${where.service ?? ''}`, () => this.index.muteCandidates(uuid), where);
   }
 
   /** Forgets every kept answer (after any change to the records in force). */

@@ -50,7 +50,8 @@ export function parseDuration(text: string): Duration {
  */
 export function formatRemaining(ms: number | null): string {
   if (ms === null) return 'permanent';
-  if (ms < MINUTE) return `${Math.max(0, Math.ceil(ms / SECOND))}s`;
+  const seconds = Math.max(0, Math.ceil(ms / SECOND));
+  if (seconds < 60) return `${seconds}s`;
   const minutes = Math.ceil(ms / MINUTE);
   const days = Math.floor(minutes / (24 * 60));
   const hours = Math.floor((minutes % (24 * 60)) / 60);

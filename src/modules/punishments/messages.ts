@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { ApiError } from '../../errors';
 import { Type, type Static } from '@sinclair/typebox';
 import { parse, stringify } from 'smol-toml';
 import { writeFileAtomic } from '../../config/write';
@@ -86,9 +87,15 @@ export type MessagesLoad = { templates: MessageTemplates; problem?: string };
 /** Reads the file; a missing key takes its default. A file that cannot be used gives the defaults and says why. */
 export function readMessages(file: string): MessagesLoad {
   if (!existsSync(file)) return { templates: { ...MESSAGE_DEFAULTS } };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { templates: { ...MESSAGE_DEFAULTS }, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
   let raw: unknown;
   try {
-    raw = parse(readFileSync(file, 'utf8'));
+    raw = parse(text);
   } catch (error) {
     const { message, line, column } = error as Error & { line?: number; column?: number };
     const reason = (message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '') || 'syntax error';
@@ -114,7 +121,10 @@ export function readMessages(file: string): MessagesLoad {
  * `messages.toml.broken` first, so a PUT never silently discards an operator's hand edit.
  */
 export function writeMessages(file: string, templates: MessageTemplates, previousProblem: string | undefined): void {
-  if (previousProblem !== undefined && existsSync(file)) copyFileSync(file, `${file}.broken`);
+  if (previousProblem !== undefined && existsSync(file)) {
+    if (!statSync(file).isFile()) throw new ApiError('SERVICE_UNAVAILABLE', 'config/modules/punishments/messages.toml is not a regular file, so the templates cannot be saved; remove it and send them again');
+    copyFileSync(file, `${file}.broken`);
+  }
   writeFileAtomic(file, `${HEADER}${stringify(templates)}\n`);
 }
 

@@ -152,7 +152,7 @@ export function punishmentRoutes(runtime: PunishmentsRuntime): AnyRoute[] {
       tag: TAG,
       summary: 'Change the templates sent (the others stay as they are); unknown keys are refused. Written atomically; answers every template',
       body: MessagesUpdateSchema,
-      response: { 200: MessagesSchema, ...Refusals },
+      response: { 200: MessagesSchema, ...Refusals, 503: Err },
       handler: ({ body }) => {
         requireWellFormedText(body);
         return runtime.messages.update(body);
