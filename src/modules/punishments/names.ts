@@ -74,14 +74,16 @@ export class NameResolver {
   }
 
   private async fetchProfile(name: string): Promise<KnownPlayer | null> {
-    const base = this.options.lookupUrl.replace(/\/+$/, '');
-    const host = safeHost(base);
+    const timeoutMs = this.options.timeoutMs ?? LOOKUP_TIMEOUT_MS;
+    const host = safeHost(this.options.lookupUrl);
+    const url = profileUrl(this.options.lookupUrl, name);
+    if (url === undefined) throw unavailable("the name lookup service has a misconfigured URL ([punishments] name_lookup_url is not a URL)");
+    const silent = () => unavailable(`the name lookup service (${host}) did not answer within ${timeoutMs / 1000} s`);
     let response: Response;
     try {
-      response = await fetch(`${base}/${encodeURIComponent(name)}`, { signal: AbortSignal.timeout(this.options.timeoutMs ?? LOOKUP_TIMEOUT_MS), redirect: 'follow' });
+      response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
     } catch (error) {
-      const timedOut = (error as Error).name === 'TimeoutError';
-      throw unavailable(`the name lookup service (${host}) ${timedOut ? `did not answer within ${(this.options.timeoutMs ?? LOOKUP_TIMEOUT_MS) / 1000} s` : 'could not be reached'}`);
+      throw (error as Error).name === 'TimeoutError' ? silent() : unavailable(`the name lookup service (${host}) could not be reached`);
     }
     if (response.status === 204 || response.status === 404) {
       await response.body?.cancel();
@@ -92,7 +94,14 @@ export class NameResolver {
       await response.body?.cancel();
       throw unavailable(`the name lookup service (${host}) answered ${response.status}${response.status === 429 ? ' (too many requests)' : ''}`);
     }
-    const body = (await response.json().catch(() => null)) as { id?: unknown; name?: unknown } | null;
+    let body: { id?: unknown; name?: unknown } | null;
+    try {
+      body = (await response.json()) as { id?: unknown; name?: unknown } | null;
+    } catch (error) {
+      // Headers came, then the body stalled past the timeout, or it was not JSON.
+      if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw silent();
+      body = null;
+    }
     const uuid = typeof body?.id === 'string' ? normalizeUuid(body.id) : undefined;
     if (uuid === undefined) throw unavailable(`the name lookup service (${host}) answered without a uuid in "id"`);
     const player = { uuid, name: typeof body!.name === 'string' && NAME_RE.test(body!.name) ? body!.name : name };
@@ -103,6 +112,17 @@ export class NameResolver {
   private remember(name: string, player: KnownPlayer | null, ttl: number): void {
     if (this.remembered.size >= CACHE_LIMIT) this.remembered.delete(this.remembered.keys().next().value!);
     this.remembered.set(name.toLowerCase(), { player, until: this.now() + ttl });
+  }
+}
+
+/** `<url>/<name>`, keeping a query string (an API key) where it was; undefined when the setting is no URL. */
+function profileUrl(base: string, name: string): string | undefined {
+  try {
+    const url = new URL(base);
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(name)}`;
+    return url.href;
+  } catch {
+    return undefined;
   }
 }
 

@@ -92,7 +92,8 @@ export class PunishmentService {
       scopeTarget,
     };
     const kickMessage = kickMessageOf({ ...record, id: 0, revokedBy: null, revokedAt: null, revokeReason: null }, this.deps.templates(), now);
-    if (type === 'KICK') this.deps.kick(target, kickMessage.replace(/\n/g, ' '));
+    // One console line: line breaks of the template become spaces (the console refuses CR and LF).
+    if (type === 'KICK') this.deps.kick(target, kickMessage.replace(/[\r\n]+/g, ' '));
     const { created, superseded } = this.deps.store.transaction(() => {
       const created = this.deps.store.insert(record);
       const superseded = this.supersede(created, caller);
