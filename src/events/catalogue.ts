@@ -14,12 +14,14 @@ interface EventSpec {
   readonly module?: string;
   /** SERVICE_MESSAGE carries the sender's own data entries beside its keys. */
   readonly openKeys?: true;
+  /** The data key the audit log shows as the target, where the generic preference order would pick the wrong one. */
+  readonly auditTarget?: string;
 }
 
 const R = 'required' as const;
 const O = 'optional' as const;
 const ev = <K extends KeySpec>(keys: K, audit: AuditRule = 'never', extra: Partial<EventSpec> = {}) => ({ keys, audit, ...extra });
-const mod = <K extends KeySpec>(module: string, keys: K, audit: AuditRule = 'always') => ({ keys: { ...keys, moduleId: O }, audit, module });
+const mod = <K extends KeySpec>(module: string, keys: K, audit: AuditRule = 'always', extra: Partial<EventSpec> = {}) => ({ keys: { ...keys, moduleId: O }, audit, module, ...extra });
 
 export const EVENT_CATALOGUE = {
   SERVICE_STARTING: ev({ service: R, group: R, port: R }, 'actor'),
@@ -90,11 +92,15 @@ export const EVENT_CATALOGUE = {
   PERMISSION_TRACK_DELETED: mod('perms', { track: R }),
   PLAYER_PROMOTED: mod('perms', { uuid: R, player: R, track: R, newGroup: R }),
   PLAYER_DEMOTED: mod('perms', { uuid: R, player: R, track: R, newGroup: R }),
-  PUNISHMENT_ISSUED: mod('punishments', {
-    id: R, type: R, target: R, targetUuid: R, issuer: R, reason: R, expiresAt: R, scope: R, scopeTarget: O, kickMessage: O,
-  }),
-  PUNISHMENT_REVOKED: mod('punishments', { id: R, type: R, target: R, revokedBy: R, reason: R }),
-  PUNISHMENT_EXPIRED: mod('punishments', { id: R, type: R, target: R }),
+  // Audited under the punished player's name (the id and the rest are in the details).
+  PUNISHMENT_ISSUED: mod(
+    'punishments',
+    { id: R, type: R, target: R, targetUuid: R, issuer: R, reason: R, expiresAt: R, scope: R, scopeTarget: O, kickMessage: O },
+    'always',
+    { auditTarget: 'target' },
+  ),
+  PUNISHMENT_REVOKED: mod('punishments', { id: R, type: R, target: R, revokedBy: R, reason: R }, 'always', { auditTarget: 'target' }),
+  PUNISHMENT_EXPIRED: mod('punishments', { id: R, type: R, target: R }, 'always', { auditTarget: 'target' }),
   BACKUP_STARTED: mod('backup', { id: R, targetType: R, targetName: R, triggeredBy: R }),
   BACKUP_COMPLETED: mod('backup', { id: R, targetName: R, sizeBytes: R, durationMs: R, status: R }),
   BACKUP_FAILED: mod('backup', { id: R, targetName: R, reason: R }),

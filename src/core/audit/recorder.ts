@@ -24,6 +24,8 @@ export function isAudited(event: SvcEvent): boolean {
 }
 
 function targetOf(event: SvcEvent): string {
+  const named = specOf(event.type)?.auditTarget;
+  if (named !== undefined && event.data[named]) return String(event.data[named]);
   for (const key of TARGET_KEYS) {
     const value = event.data[key];
     if (value) return value;

@@ -155,7 +155,10 @@ export function punishmentRoutes(runtime: PunishmentsRuntime): AnyRoute[] {
       response: { 200: MessagesSchema, ...Refusals, 503: Err },
       handler: ({ body }) => {
         requireWellFormedText(body);
-        return runtime.messages.update(body);
+        const templates = runtime.messages.update(body);
+        // Kept check answers carry the old texts rendered.
+        service.checks.invalidate();
+        return templates;
       },
     }),
     defineRoute({
