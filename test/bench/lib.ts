@@ -495,3 +495,51 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join('\n');
 }
+
+export interface PacedResult {
+  /** Latency of each request from its due time (so a stalled sender counts against the server, not hidden). */
+  latencies: number[];
+  failed: number;
+  firstFailure?: string;
+  seconds: number;
+}
+
+/**
+ * Open-loop GETs: request n is due at start + n / rate, whatever the answers before it did;
+ * paths are taken round-robin from `first` on. Answers other than 200 count as failed.
+ */
+export async function pacedGets(url: string, paths: readonly string[], options: { rate: number; seconds: number; headers: Record<string, string>; first?: number }): Promise<PacedResult> {
+  const { rate, seconds, headers, first = 0 } = options;
+  const latencies: number[] = [];
+  let failed = 0;
+  let firstFailure: string | undefined;
+  const inFlight: Promise<void>[] = [];
+  const total = seconds * rate;
+  const start = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+    for (; sent < due; sent++) {
+      const dueAt = start + (sent / rate) * 1000;
+      const path = paths[(first + sent) % paths.length]!;
+      inFlight.push(
+        fetch(url + path, { headers })
+          .then(async (res) => {
+            const body = await res.text();
+            if (res.status !== 200) {
+              failed++;
+              firstFailure ??= `${res.status} ${path}: ${body.slice(0, 200)}`;
+            }
+          })
+          .catch((error: unknown) => {
+            failed++;
+            firstFailure ??= `${path}: ${String(error)}`;
+          })
+          .then(() => void latencies.push(performance.now() - dueAt)),
+      );
+    }
+    await Bun.sleep(1);
+  }
+  await Promise.all(inFlight);
+  return { latencies, failed, firstFailure, seconds: (performance.now() - start) / 1000 };
+}

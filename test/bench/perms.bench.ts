@@ -30,7 +30,7 @@ import { resolve, allows } from '../../src/modules/perms/resolve';
 import { PermsRuntime } from '../../src/modules/perms/runtime';
 import { openDatabase } from '../../src/storage/db';
 import { migrate } from '../../src/storage/migrate';
-import { benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, freePort, makeTempDir, median, percentile, printSetup, resolveSvcBinary, runBench } from './lib';
+import { benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, freePort, makeTempDir, median, pacedGets, percentile, printSetup, resolveSvcBinary, runBench, type PacedResult } from './lib';
 
 const SECONDS = envNumber('BENCH_PERMS_SECONDS', 10);
 const RATE = envNumber('BENCH_PERMS_RATE', 5000);
@@ -75,6 +75,9 @@ function nodeFor(random: () => number, i: number): string {
 
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
+/** Open loop at RATE with the bench's credential. */
+const paced = (url: string, paths: readonly string[], seconds = SECONDS) => pacedGets(url, paths, { rate: RATE, seconds, headers });
+
 async function call(url: string, method: string, path: string, body?: unknown): Promise<Response> {
   const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -98,40 +101,13 @@ async function closedLoop(count: number, concurrency: number, request: (i: numbe
   return out;
 }
 
-/** Open loop at RATE for `seconds`: request n is due at start + n / RATE. */
-async function paced(url: string, paths: readonly string[], seconds = SECONDS): Promise<{ latencies: number[]; failed: number; seconds: number }> {
-  const latencies: number[] = [];
-  let failed = 0;
-  const inFlight: Promise<void>[] = [];
-  const total = seconds * RATE;
-  const start = performance.now();
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * RATE) + 1);
-    for (; sent < due; sent++) {
-      const dueAt = start + (sent / RATE) * 1000;
-      inFlight.push(
-        fetch(url + paths[sent % paths.length]!, { headers })
-          .then(async (res) => {
-            await res.arrayBuffer();
-            if (res.status !== 200) failed++;
-          })
-          .catch(() => void failed++)
-          .then(() => void latencies.push(performance.now() - dueAt)),
-      );
-    }
-    await Bun.sleep(1);
-  }
-  await Promise.all(inFlight);
-  return { latencies, failed, seconds: (performance.now() - start) / 1000 };
-}
 
 interface HttpResult {
   firstJoin: number[];
   rejoin: number[];
   rejoinBytes: number;
-  check: Awaited<ReturnType<typeof paced>>;
-  health: Awaited<ReturnType<typeof paced>>;
+  check: PacedResult;
+  health: PacedResult;
   setupSeconds: number;
   allowedShare: number;
 }

@@ -20,5 +20,7 @@ CREATE TABLE punishments (
   scope_target TEXT
 );
 CREATE INDEX punishments_by_target ON punishments (target_uuid, issued_at);
+-- The expiry sweep (active, end) and the dashboard's list of what is in force, newest first (no sort).
 CREATE INDEX punishments_by_active ON punishments (active, expires_at);
+CREATE INDEX punishments_active_by_issued ON punishments (active, issued_at);
 CREATE INDEX punishments_by_issued ON punishments (issued_at);
