@@ -253,7 +253,7 @@ async function restart(): Promise<void> {
 beforeAll(async () => {
   svc = await svcBinary();
   ({ dir, remove: removeDir } = tempDir('svc-punishments-e2e-'));
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = 0\n\n[punishments]\nname_lookup_url = "http://127.0.0.1:${profiles.port}${LOOKUP_PATH.slice(0, -1)}"\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = 0\n\n[punishments]\nexpiry_check_interval = 5\nname_lookup_url = "http://127.0.0.1:${profiles.port}${LOOKUP_PATH.slice(0, -1)}"\n`);
   current = await startBinaryController(svc, dir, TOKEN, cleanups);
   await listen();
 }, 120_000);
@@ -440,4 +440,36 @@ describe('the punishments plugins and the dashboard against the compiled binary'
     const warn = await dashboardIssue({ type: 'WARN', targetName: 'Steve', targetUuid: STEVE, reason: 'Language' });
     expect((await frame('PUNISHMENT_ISSUED', warn.id)).data.kickMessage).toContain('§fLanguage');
   }, 30_000);
+});
+
+describe('templates, the console command and expiry against the compiled binary', () => {
+  const DRAGON = offlineUuid('Dragon');
+
+  test('a template changed through the API renders in the next chat check; the other eight stay', async () => {
+    const before = await ok<Record<string, string>>('GET', '/api/punishments/messages');
+    expect(Object.keys(before).sort()).toEqual(['ban', 'broadcast_issued', 'broadcast_revoked', 'ipban', 'kick', 'mute', 'tempban', 'tempmute', 'warn']);
+    const after = await ok<Record<string, string>>('PUT', '/api/punishments/messages', { mute: '&6Quiet please: {reason} ({issuer})' });
+    expect(after).toEqual({ ...before, mute: '&6Quiet please: {reason} ({issuer})' });
+    const mute = await dashboardIssue({ type: 'MUTE', targetName: 'Dragon', targetUuid: DRAGON, reason: 'Caps' });
+    expect((await chatCheck(DRAGON, 'Lobby', 'Lobby-1')).kickMessage).toBe('§6Quiet please: Caps (Dashboard)');
+    await dashboardRevoke(mute.id);
+  });
+
+  test('in game, `punish tempmute` through the bridge issues as the staff member who typed it; the mute ends by itself and the proxy hears it expire', async () => {
+    const staff = { uuid: offlineUuid('Moderator'), name: 'Moderator' };
+    // The bridge reported Dragon joining: the command names them as staff type names.
+    await ok('POST', '/api/proxy/events', { type: 'PLAYER_CONNECTED', player: 'Dragon', uuid: DRAGON, service: 'Lobby-1' });
+    const run = await ok<{ success: boolean; lines: { type: string; text: string }[] }>('POST', '/api/commands/punish/execute', { args: ['tempmute', 'Dragon', '2s', 'Spam', 'in', 'chat'], caller: staff });
+    expect(run.success).toBe(true);
+    const record = (await playerSheet(DRAGON)).punishments[0]!;
+    expect(record).toMatchObject({ type: 'TEMPMUTE', issuer: staff.uuid, issuerName: 'Moderator', reason: 'Spam in chat', active: true });
+    expect(run.lines.some((l) => l.text.startsWith(`#${record.id} TEMPMUTE Dragon`))).toBe(true);
+    expect((await chatCheck(DRAGON, 'Lobby', 'Lobby-1')).punished).toBe(true);
+    // The checks stop holding it at its end; the expiry loop (every 5 s at the least) then ends the record and says so.
+    await waitFor(async () => !(await chatCheck(DRAGON, 'Lobby', 'Lobby-1')).punished, { what: 'the mute check to clear at the end', timeoutMs: 5000 });
+    const expired = await waitFor(() => frames.find((f) => f.type === 'PUNISHMENT_EXPIRED' && f.data.id === String(record.id)), { what: 'PUNISHMENT_EXPIRED', timeoutMs: 12_000 });
+    expectFrame(expired, ['id', 'type', 'target']);
+    expect(expired.data).toMatchObject({ type: 'TEMPMUTE', target: 'Dragon' });
+    expect((await playerSheet(DRAGON)).punishments[0]).toMatchObject({ id: record.id, active: false, revokedBy: null });
+  }, 20_000);
 });
