@@ -111,8 +111,9 @@ export const EVENT_CATALOGUE = {
   SMART_PREDICTION: mod('scaling', { group: R, predicted: R, started: R, samples: R }, 'never'),
   RESOURCE_PACK_CREATED: mod('resourcepacks', { id: R, name: R, source: R }),
   RESOURCE_PACK_DELETED: mod('resourcepacks', { id: R, name: R }),
-  RESOURCE_PACK_ASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }),
-  RESOURCE_PACK_UNASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }),
+  // Audited under the pack (scope and target are in the details).
+  RESOURCE_PACK_ASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }, 'always', { auditTarget: 'packId' }),
+  RESOURCE_PACK_UNASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }, 'always', { auditTarget: 'packId' }),
   RESOURCE_PACK_STATUS: mod('resourcepacks', { player: R, pack: R, status: R }, 'never'),
   DISPLAY_UPDATED: mod('display', { group: R }),
   // Carries a live login link: never audited, and only master-token subscribers (the proxy) hear it.

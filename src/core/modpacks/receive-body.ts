@@ -2,21 +2,36 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../../errors';
 
 /**
+ * Who is receiving: the error code of a failed upload and the noun its messages use. The
+ * defaults are the modpack's; the resource packs module passes its own.
+ */
+export interface ReceiveOptions {
+  /** The code of an upload that broke off or hit a full disk; default MODPACK_UPLOAD_FAILED. */
+  errorCode?: string;
+  /** What is being written, as in "while writing the <noun>"; default "modpack". */
+  noun?: string;
+}
+
+const DEFAULT_ERROR_CODE = 'MODPACK_UPLOAD_FAILED';
+const DEFAULT_NOUN = 'modpack';
+
+/**
  * Writes a request body to a new file at `path` and returns its size; on any failure the file
  * is removed. With a Content-Length (the usual case) Bun writes the body to the file natively
  * as it arrives: no chunk of it becomes a JavaScript object, so memory stays flat however large
  * the body (read through a JS stream, a 1 GB upload leaves tens of MB of 64 KiB chunks for the
  * collector at any moment). Without one (chunked transfer encoding) it is streamed through
  * receiveBody. More than `maxBytes` is PAYLOAD_TOO_LARGE; a body that breaks off is
- * MODPACK_UPLOAD_FAILED; a full disk 507.
+ * MODPACK_UPLOAD_FAILED (or `options.errorCode`); a full disk 507.
  */
-export async function receiveToFile(request: Request, path: string, maxBytes: number): Promise<number> {
+export async function receiveToFile(request: Request, path: string, maxBytes: number, options: ReceiveOptions = {}): Promise<number> {
+  const errorCode = options.errorCode ?? DEFAULT_ERROR_CODE;
   const declared = declaredLength(request);
   try {
     if (declared === null) {
       const out = await open(path, 'w');
       try {
-        return await receiveBody(request.body, out, 0, maxBytes, null);
+        return await receiveBody(request.body, out, 0, maxBytes, null, options);
       } finally {
         await out.close();
       }
@@ -25,13 +40,13 @@ export async function receiveToFile(request: Request, path: string, maxBytes: nu
     const written = await Bun.write(path, request).catch((error: unknown) => {
       // System errors (errno codes) are the file's; anything else is the body breaking off.
       if (typeof (error as NodeJS.ErrnoException | null)?.code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!)) throw error;
-      throw new ApiError('MODPACK_UPLOAD_FAILED', `the upload was interrupted (${(error as Error).message})`);
+      throw new ApiError(errorCode, `the upload was interrupted (${(error as Error).message})`);
     });
-    if (written !== declared) throw new ApiError('MODPACK_UPLOAD_FAILED', `the upload was interrupted: ${written} of the ${declared} bytes announced by Content-Length arrived`);
+    if (written !== declared) throw new ApiError(errorCode, `the upload was interrupted: ${written} of the ${declared} bytes announced by Content-Length arrived`);
     return written;
   } catch (error) {
     await rm(path, { force: true });
-    throw diskError(error);
+    throw diskError(error, options);
   }
 }
 
@@ -41,10 +56,18 @@ const WRITE_BATCH = 1024 * 1024;
 /**
  * Streams a request body into `out` from `position`, never holding more than ~1 MiB of it.
  * More than `maxBytes` is PAYLOAD_TOO_LARGE; a body that breaks off (the client went away, or
- * fewer bytes than its Content-Length) is MODPACK_UPLOAD_FAILED. Returns the bytes written;
- * after a failure some may have been written, and the caller undoes them.
+ * fewer bytes than its Content-Length) is MODPACK_UPLOAD_FAILED (or `options.errorCode`).
+ * Returns the bytes written; after a failure some may have been written, and the caller undoes them.
  */
-export async function receiveBody(body: ReadableStream<Uint8Array> | null, out: FileHandle, position: number, maxBytes: number, declaredLength: number | null): Promise<number> {
+export async function receiveBody(
+  body: ReadableStream<Uint8Array> | null,
+  out: FileHandle,
+  position: number,
+  maxBytes: number,
+  declaredLength: number | null,
+  options: ReceiveOptions = {},
+): Promise<number> {
+  const errorCode = options.errorCode ?? DEFAULT_ERROR_CODE;
   if (!body) return 0;
   const reader = body.getReader();
   let received = 0;
@@ -67,7 +90,7 @@ export async function receiveBody(body: ReadableStream<Uint8Array> | null, out: 
       }
       at += written;
     } catch (error) {
-      throw diskError(error);
+      throw diskError(error, options);
     }
   };
   try {
@@ -76,7 +99,7 @@ export async function receiveBody(body: ReadableStream<Uint8Array> | null, out: 
       try {
         chunk = await reader.read();
       } catch (error) {
-        throw new ApiError('MODPACK_UPLOAD_FAILED', `the upload was interrupted after ${received} bytes (${(error as Error).message})`);
+        throw new ApiError(errorCode, `the upload was interrupted after ${received} bytes (${(error as Error).message})`);
       }
       if (chunk.done) break;
       received += chunk.value.length;
@@ -91,15 +114,17 @@ export async function receiveBody(body: ReadableStream<Uint8Array> | null, out: 
     throw error;
   }
   if (declaredLength !== null && received !== declaredLength) {
-    throw new ApiError('MODPACK_UPLOAD_FAILED', `the upload was interrupted: ${received} of the ${declaredLength} bytes announced by Content-Length arrived`);
+    throw new ApiError(errorCode, `the upload was interrupted: ${received} of the ${declaredLength} bytes announced by Content-Length arrived`);
   }
   return received;
 }
 
 /** A full disk is the operator's to fix (507); other I/O errors stay what they are. */
-export function diskError(error: unknown): unknown {
+export function diskError(error: unknown, options: ReceiveOptions = {}): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiError('MODPACK_UPLOAD_FAILED', `no space left on the controller's disk (${code}) while writing the modpack`, 507);
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new ApiError(options.errorCode ?? DEFAULT_ERROR_CODE, `no space left on the controller's disk (${code}) while writing the ${options.noun ?? DEFAULT_NOUN}`, 507);
+  }
   return error;
 }
 
