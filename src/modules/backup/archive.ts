@@ -1,0 +1,623 @@
+/**
+ * Backup archives: a directory tree as tar (tar-stream) compressed with zstd (node:zlib), with a
+ * trailing `MANIFEST.sha256` entry in `sha256sum` format.
+ *
+ * Writing streams file → SHA-256 → tar → zstd → disk: a file is read a chunk at a time and each
+ * stage waits for the next one (back-pressure), so memory stays flat whatever the tree's size.
+ *
+ * Compression runs on Bun's thread pool in independent zstd frames of BLOCK_BYTES of tar data,
+ * `workers` of them at once, written in order; concatenated frames are one valid zstd stream
+ * (`zstd -d`, `tar --zstd` and createZstdDecompress all read it). zstd's own multithreading
+ * (ZSTD_c_nbWorkers) is not used: with it, Bun 1.4.5's createZstdCompress stream fails with
+ * "stream.push() after EOF" (Node has the same bug: nodejs/node#59899). Each frame carries zstd's
+ * content checksum, so a corrupted archive fails to decompress even without the record's checksum.
+ */
+import { closeSync, constants as fsConstants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, type Stats } from 'node:fs';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import tar, { type Extract, type Header, type Pack } from 'tar-stream';
+
+/** An entry's content as tar-stream's extractor yields it (its types do not export the class). */
+type EntrySource = Extract extends AsyncIterable<infer S> ? S : never;
+/** What pack.entry() takes: a name and any other header fields. */
+type EntryHeader = Parameters<Pack['entry']>[0];
+
+export interface ArchiveOptions {
+  /** zstd level, 1..22. */
+  level: number;
+  /** Frames compressed at once; 0 = cores/2, min 1. */
+  workers: number;
+  /** Globs (Bun.Glob) matched against a file's relative path OR its name; matching files are left out (directories are always kept and walked). */
+  excludes: readonly string[];
+  signal?: AbortSignal;
+}
+
+export interface ArchiveResult {
+  sizeBytes: number;
+  /** SHA-256 hex of the archive file. */
+  checksum: string;
+  /** Regular files archived (the manifest not counted). */
+  files: number;
+  /** Uncompressed bytes of those files. */
+  bytes: number;
+}
+
+export const MANIFEST_NAME = 'MANIFEST.sha256';
+
+const MIB = 1024 * 1024;
+/** Tar bytes per zstd frame. Larger than the window of the usual levels, so little ratio is lost. */
+const BLOCK_BYTES = 4 * MIB;
+/** Read size for file content, and for the archive when it is read back. */
+const READ_BYTES = MIB;
+/** Files up to this size are read with one synchronous read: async I/O costs ~100 µs a call, which dominates many small files. */
+const SMALL_FILE_BYTES = MIB;
+const DECOMPRESS_CHUNK_BYTES = MIB;
+const END_OF_ARCHIVE_BYTES = 1024;
+const MAX_MANIFEST_BYTES = 256 * MIB;
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** A unique archive file name: `<type>-<sanitized name>-<class>-<yyyyMMdd-HHmmss-SSS>[-n].tar.zst` that does not exist in `dir` (nor its `.tmp`). */
+export function archiveName(dir: string, type: string, name: string, scheduleClass: string, at: Date): string {
+  const clean = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, '_');
+  const stamp = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}-${pad(at.getMilliseconds(), 3)}`;
+  const base = `${clean(type.toLowerCase())}-${clean(name)}-${clean(scheduleClass.toLowerCase())}-${stamp}`;
+  for (let n = 1; ; n++) {
+    const candidate = `${base}${n === 1 ? '' : `-${n}`}.tar.zst`;
+    if (!existsQuiet(join(dir, candidate)) && !existsQuiet(join(dir, `${candidate}.tmp`))) return candidate;
+  }
+}
+
+function existsQuiet(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifest (sha256sum format)
+
+/** One manifest line as `sha256sum` prints it: a name with `\`, LF or CR is escaped and the line starts with `\`. */
+function manifestLine(hash: string, path: string): string {
+  if (!/[\\\n\r]/.test(path)) return `${hash}  ${path}\n`;
+  const escaped = path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  return `\\${hash}  ${escaped}\n`;
+}
+
+/** Parses manifest text into path → lowercase hash; lines that are not `<64 hex>  <path>` are returned as bad. */
+function parseManifest(text: string): { entries: Map<string, string>; bad: string[] } {
+  const entries = new Map<string, string>();
+  const bad: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const escaped = line.startsWith('\\');
+    const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(escaped ? line.slice(1) : line);
+    if (!match?.[1] || match[2] === undefined) {
+      bad.push(line);
+      continue;
+    }
+    const path = escaped ? match[2].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c)) : match[2];
+    entries.set(path, match[1].toLowerCase());
+  }
+  return { entries, bad };
+}
+
+/** UTF-8 byte order, as `LC_ALL=C sort` orders the paths. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compressed output: tar bytes → zstd frames → file, hashed on the way
+
+function compressFrame(input: Uint8Array, level: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    zlib.zstdCompress(
+      input,
+      {
+        // One output chunk per frame: the default 16 KiB chunks cost a third of the throughput.
+        chunkSize: input.byteLength + 64 * 1024,
+        params: { [zlib.constants.ZSTD_c_compressionLevel]: level, [zlib.constants.ZSTD_c_checksumFlag]: 1 },
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** Collects tar bytes into blocks, compresses up to `workers` blocks at once, writes the frames in order. */
+class FrameWriter {
+  private block: Buffer;
+  private fill = 0;
+  private readonly spare: Buffer[] = [];
+  private readonly inFlight: { input: Buffer; output: Promise<Buffer> }[] = [];
+  private readonly hasher = new Bun.CryptoHasher('sha256');
+  size = 0;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly level: number,
+    private readonly workers: number,
+  ) {
+    this.block = Buffer.allocUnsafe(BLOCK_BYTES);
+  }
+
+  /** Copies `chunk` into the current block; waits only when a full block has to queue behind `workers` others. */
+  async write(chunk: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const n = Math.min(chunk.byteLength - offset, BLOCK_BYTES - this.fill);
+      this.block.set(chunk.subarray(offset, offset + n), this.fill);
+      this.fill += n;
+      offset += n;
+      if (this.fill === BLOCK_BYTES) await this.dispatch();
+    }
+  }
+
+  /** Compresses what is left, writes every frame; returns the archive's SHA-256. */
+  async end(): Promise<string> {
+    await this.dispatch();
+    while (this.inFlight.length > 0) await this.writeOldest();
+    return this.hasher.digest('hex');
+  }
+
+  /** Lets pending compressions finish without writing them (after a failure), so no rejection goes unhandled. */
+  async abandon(): Promise<void> {
+    await Promise.allSettled(this.inFlight.map((frame) => frame.output));
+    this.inFlight.length = 0;
+  }
+
+  private async dispatch(): Promise<void> {
+    if (this.fill === 0) return;
+    const input = this.block;
+    const output = compressFrame(this.fill === BLOCK_BYTES ? input : input.subarray(0, this.fill), this.level);
+    output.catch(() => {}); // awaited in writeOldest; this only keeps an early rejection from being "unhandled"
+    this.inFlight.push({ input, output });
+    this.block = this.spare.pop() ?? Buffer.allocUnsafe(BLOCK_BYTES);
+    this.fill = 0;
+    while (this.inFlight.length > this.workers) await this.writeOldest();
+  }
+
+  private async writeOldest(): Promise<void> {
+    const frame = this.inFlight.shift();
+    if (!frame) return;
+    const bytes = await frame.output;
+    this.spare.push(frame.input);
+    this.hasher.update(bytes);
+    let written = 0;
+    while (written < bytes.byteLength) {
+      const { bytesWritten } = await this.file.write(bytes, written, bytes.byteLength - written);
+      written += bytesWritten;
+    }
+    this.size += bytes.byteLength;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// createArchive
+
+function resolveWorkers(workers: number): number {
+  if (workers > 0) return Math.floor(workers);
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('Archive aborted');
+}
+
+interface PendingEntry {
+  sink: ReturnType<Pack['entry']>;
+  /** Settles when the entry's bytes are all in the tar stream (tar-stream calls back then). */
+  done: Promise<void>;
+}
+
+function addEntry(pack: Pack, header: EntryHeader, body?: Buffer): PendingEntry {
+  let settle: (error?: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve());
+  });
+  done.catch(() => {}); // always awaited by the caller; see FrameWriter.dispatch
+  const sink = body === undefined ? pack.entry(header, settle) : pack.entry(header, body, settle);
+  return { sink, done };
+}
+
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    /* not every platform opens directories; the rename is still atomic */
+  }
+}
+
+/**
+ * Archives the tree under `root` into `dest` (written as `dest + '.tmp'`, fsynced, renamed;
+ * removed on failure or abort). Entries: relative paths with '/', a directory entry per directory
+ * (mode, mtime), regular files with mode, mtime and content streamed; symlinks, sockets, FIFOs and
+ * devices are skipped and counted. The last entry is MANIFEST.sha256: `<sha256>  <path>\n` per
+ * regular file, sorted by path (byte order).
+ *
+ * A file that shrinks while it is read is padded with zeros to the size its header announced (as
+ * GNU tar does), a file that grows is cut there; the manifest hashes what the archive holds. A
+ * file that vanishes between listing and opening is left out. A mode of 0 is stored as 0644 (a
+ * tar-stream default).
+ */
+export async function createArchive(root: string, dest: string, options: ArchiveOptions): Promise<ArchiveResult & { skipped: number }> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  const level = Math.min(22, Math.max(1, Math.floor(options.level)));
+  const workers = resolveWorkers(options.workers);
+  const globs = options.excludes.filter((p) => p.trim() !== '').map((p) => new Bun.Glob(p.trim()));
+  const excluded = (rel: string, name: string): boolean => globs.some((glob) => glob.match(rel) || glob.match(name));
+
+  const rootStat = await stat(root);
+  if (!rootStat.isDirectory()) throw new Error(`Not a directory: ${root}`);
+  mkdirSync(dirname(dest), { recursive: true });
+  const tmp = `${dest}.tmp`;
+  // 'wx': never clobber another run's temp file.
+  const file = await open(tmp, 'wx', 0o644);
+  let closed = false;
+  const writer = new FrameWriter(file, level, workers);
+  const pack = tar.pack();
+  const manifest: { path: string; hash: string }[] = [];
+  let files = 0;
+  let bytes = 0;
+  let skipped = 0;
+
+  // Consumer: tar bytes into frames. A failure here destroys the pack, which fails the producer's waits.
+  const consumer = (async () => {
+    for await (const chunk of pack) {
+      if (!(chunk instanceof Uint8Array)) throw new Error('tar-stream produced a non-binary chunk');
+      await writer.write(chunk);
+    }
+  })();
+  consumer.catch((error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))));
+  const onAbort = (): void => void pack.destroy(signal?.reason instanceof Error ? signal.reason : new Error('Archive aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  /** Opens a file for reading without following a symlink swapped in since the listing; undefined when it is gone. */
+  const openFile = async (abs: string): Promise<FileHandle | undefined> => {
+    try {
+      return await open(abs, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  };
+
+  const archiveFile = async (abs: string, rel: string, st: Stats): Promise<void> => {
+    const size = st.size;
+    const header: EntryHeader = { name: rel, type: 'file', size, mode: st.mode & 0o7777, mtime: st.mtime, uid: st.uid, gid: st.gid };
+    const hasher = new Bun.CryptoHasher('sha256');
+    if (size <= SMALL_FILE_BYTES) {
+      let fd: number;
+      try {
+        fd = openSync(abs, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // gone since the listing
+        throw error;
+      }
+      const body = Buffer.alloc(size); // zero-filled: a file that shrank is padded
+      try {
+        let got = 0;
+        while (got < size) {
+          const n = readSync(fd, body, got, size - got, got);
+          if (n === 0) break;
+          got += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+      hasher.update(body);
+      await addEntry(pack, header, body).done;
+    } else {
+      const handle = await openFile(abs);
+      if (!handle) return;
+      try {
+        const entry = addEntry(pack, header);
+        let position = 0;
+        while (position < size) {
+          throwIfAborted(signal);
+          const want = Math.min(READ_BYTES, size - position);
+          const chunk = Buffer.alloc(want); // zero-filled: a file that shrank is padded
+          let got = 0;
+          while (got < want) {
+            const { bytesRead } = await handle.read(chunk, got, want - got, position + got);
+            if (bytesRead === 0) break;
+            got += bytesRead;
+          }
+          position += want;
+          hasher.update(chunk);
+          if (!entry.sink.write(chunk)) await Promise.race([once(entry.sink, 'drain'), entry.done]);
+        }
+        entry.sink.end(null);
+        await entry.done;
+      } finally {
+        await handle.close();
+      }
+    }
+    manifest.push({ path: rel, hash: hasher.digest('hex') });
+    files++;
+    bytes += size;
+  };
+
+  const walk = async (absDir: string, relDir: string): Promise<void> => {
+    const names = readdirSync(absDir).sort(byteOrder);
+    for (const name of names) {
+      throwIfAborted(signal);
+      const abs = join(absDir, name);
+      const rel = relDir === '' ? name : `${relDir}/${name}`;
+      let st: Stats;
+      try {
+        st = lstatSync(abs);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      if (st.isDirectory()) {
+        await addEntry(pack, { name: `${rel}/`, type: 'directory', mode: st.mode & 0o7777, mtime: st.mtime, uid: st.uid, gid: st.gid }).done;
+        await walk(abs, rel);
+      } else if (st.isFile()) {
+        if (!excluded(rel, name)) await archiveFile(abs, rel, st);
+      } else {
+        skipped++; // symlink, socket, FIFO, device
+      }
+    }
+  };
+
+  try {
+    await walk(root, '');
+    throwIfAborted(signal);
+    manifest.sort((a, b) => byteOrder(a.path, b.path));
+    const text = Buffer.from(manifest.map((m) => manifestLine(m.hash, m.path)).join(''));
+    await addEntry(pack, { name: MANIFEST_NAME, type: 'file', mode: 0o644, mtime: new Date() }, text).done;
+    pack.finalize();
+    await consumer;
+    throwIfAborted(signal);
+    const checksum = await writer.end();
+    await file.sync();
+    await file.close();
+    closed = true;
+    throwIfAborted(signal);
+    await rename(tmp, dest);
+    syncDirectory(dirname(dest));
+    return { sizeBytes: writer.size, checksum, files, bytes, skipped };
+  } catch (error) {
+    pack.destroy(error instanceof Error ? error : new Error(String(error)));
+    await consumer.catch(() => {});
+    await writer.abandon();
+    if (!closed) await file.close().catch(() => {});
+    await rm(tmp, { force: true });
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading archives
+
+interface ReadOutcome {
+  /** SHA-256 hex of every byte of the archive file (read to its end even when decoding failed). */
+  checksum: string;
+  /** Why the archive could not be decoded, if it could not. */
+  unreadable?: string;
+}
+
+/**
+ * Streams `file` through zstd and tar-stream, calling `visit` per entry in order; the entry is
+ * drained after `visit` returns. With `hashWhole`, the archive bytes are hashed and reading goes on
+ * to the end of the file when decoding fails (verify wants both answers); otherwise a decoding
+ * failure is thrown.
+ */
+async function readArchive(file: string, visit: (header: Header, content: EntrySource) => Promise<void>, hashWhole: boolean): Promise<ReadOutcome> {
+  const handle = await open(file, 'r');
+  const hasher = hashWhole ? new Bun.CryptoHasher('sha256') : undefined;
+  const decompress = zlib.createZstdDecompress({ chunkSize: DECOMPRESS_CHUNK_BYTES });
+  const extract = tar.extract();
+  let failure: Error | undefined;
+  const fail = (error: unknown): void => {
+    failure ??= error instanceof Error ? error : new Error(String(error));
+    decompress.destroy();
+    extract.destroy(failure);
+  };
+  // Tar bytes seen, and where the last entry's data ended (to check the end-of-archive blocks).
+  let tarBytes = 0;
+  let lastEntryEnd = 0;
+  decompress.on('error', fail);
+  extract.on('error', fail);
+  decompress.on('data', (chunk: Buffer) => {
+    tarBytes += chunk.byteLength;
+    if (!extract.write(chunk)) {
+      decompress.pause();
+      extract.once('drain', () => decompress.resume());
+    }
+  });
+  decompress.on('end', () => extract.end(null));
+
+  const feeder = (async () => {
+    try {
+      for (;;) {
+        const chunk = Buffer.allocUnsafe(READ_BYTES);
+        const { bytesRead } = await handle.read(chunk, 0, READ_BYTES, null);
+        if (bytesRead === 0) break;
+        const bytes = chunk.subarray(0, bytesRead);
+        hasher?.update(bytes);
+        if (failure) {
+          if (!hashWhole) break;
+          continue;
+        }
+        if (!decompress.write(bytes)) await Promise.race([once(decompress, 'drain'), once(decompress, 'close')]);
+      }
+      if (!failure) decompress.end();
+    } catch (error) {
+      fail(error);
+    }
+  })();
+
+  const consumer = (async () => {
+    try {
+      for await (const entry of extract) {
+        const header = entry.header;
+        // tar-stream records where the entry's data starts in the tar stream (not in its types).
+        const dataStart = 'byteOffset' in header && typeof header.byteOffset === 'number' ? header.byteOffset : entry.offset + 512;
+        lastEntryEnd = dataStart + Math.ceil((header.size ?? 0) / 512) * 512;
+        const finished = new Promise<void>((resolve) => {
+          entry.once('end', () => resolve());
+          entry.once('close', () => resolve());
+        });
+        await visit(header, entry);
+        // Whatever `visit` left unread is skipped; the next entry starts after it.
+        entry.resume();
+        await finished;
+      }
+    } catch (error) {
+      fail(error);
+    }
+  })();
+
+  try {
+    await Promise.all([feeder, consumer]);
+  } finally {
+    await handle.close();
+  }
+  if (!failure && tarBytes < lastEntryEnd + END_OF_ARCHIVE_BYTES) failure = new Error('archive is truncated (no end-of-archive blocks)');
+  const checksum = hasher?.digest('hex') ?? '';
+  if (failure && !hashWhole) throw failure;
+  return { checksum, unreadable: failure?.message };
+}
+
+/** Reads an entry's content to the end, feeding `onChunk`. */
+async function drain(content: EntrySource, onChunk: (chunk: Buffer) => void): Promise<void> {
+  for await (const chunk of content) {
+    if (!Buffer.isBuffer(chunk)) throw new Error('tar-stream produced a non-binary chunk');
+    onChunk(chunk);
+  }
+}
+
+/**
+ * Iterates the archive's entries in order (header + a stream of the content) for a consumer (the
+ * restore code); the last entry is the manifest. `visit` either reads the content to its end or
+ * leaves it alone (it is skipped then); destroying it fails the whole read. Throws when the
+ * archive is missing or unreadable, including a truncated archive (checked after the last entry,
+ * so a consumer that wrote files has to treat a throw as "incomplete").
+ */
+export async function forEachEntry(file: string, visit: (header: Header, content: NodeJS.ReadableStream | ReadableStream<Uint8Array>) => Promise<void>): Promise<void> {
+  await readArchive(
+    file,
+    async (header, content) => {
+      let touched = false;
+      const wrapped = Readable.from(
+        (async function* () {
+          touched = true;
+          yield* content;
+        })(),
+        { objectMode: false },
+      );
+      await visit(header, wrapped);
+      // Left untouched: the source is skipped by readArchive. Touched but not finished: finish it here.
+      if (touched && !wrapped.readableEnded && !wrapped.destroyed) {
+        wrapped.resume();
+        await Promise.race([once(wrapped, 'end'), once(wrapped, 'close')]);
+      }
+    },
+    false,
+  );
+}
+
+/** The MANIFEST.sha256 text (the last such entry), or null when the archive has none; throws when the file is missing/unreadable. */
+export async function readManifest(file: string): Promise<string | null> {
+  let text: string | null = null;
+  await readArchive(
+    file,
+    async (header, content) => {
+      if (header.name !== MANIFEST_NAME || header.type !== 'file') return;
+      if ((header.size ?? 0) > MAX_MANIFEST_BYTES) throw new Error(`${MANIFEST_NAME} is larger than ${MAX_MANIFEST_BYTES} bytes`);
+      const parts: Buffer[] = [];
+      await drain(content, (chunk) => parts.push(chunk));
+      text = Buffer.concat(parts).toString('utf8');
+    },
+    false,
+  );
+  return text;
+}
+
+/**
+ * Re-reads the archive: its SHA-256 against `expectedChecksum` when given, each file against the
+ * manifest, missing/extra files, unreadable archive. Never throws for a bad archive.
+ */
+export async function verifyArchive(file: string, expectedChecksum?: string): Promise<{ valid: boolean; errors: string[] }> {
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) return { valid: false, errors: [`Archive missing on disk: ${file}`] };
+  } catch {
+    return { valid: false, errors: [`Archive missing on disk: ${file}`] };
+  }
+
+  const errors: string[] = [];
+  // Every regular file's hash by path; the last MANIFEST.sha256 is the manifest, earlier ones are files.
+  const hashes = new Map<string, string>();
+  let manifest: { text: string; hash: string } | undefined;
+  let outcome: ReadOutcome;
+  try {
+    outcome = await readArchive(
+      file,
+      async (header, content) => {
+        if (header.type !== 'file' && header.type !== 'contiguous-file') return;
+        const hasher = new Bun.CryptoHasher('sha256');
+        const isManifest = header.name === MANIFEST_NAME && (header.size ?? 0) <= MAX_MANIFEST_BYTES;
+        const parts: Buffer[] = [];
+        await drain(content, (chunk) => {
+          hasher.update(chunk);
+          if (isManifest) parts.push(chunk);
+        });
+        const hash = hasher.digest('hex');
+        if (isManifest) {
+          if (manifest) hashes.set(MANIFEST_NAME, manifest.hash);
+          manifest = { text: Buffer.concat(parts).toString('utf8'), hash };
+        } else {
+          hashes.set(header.name, hash);
+        }
+      },
+      true,
+    );
+  } catch (error) {
+    return { valid: false, errors: [`Archive unreadable: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+
+  if (expectedChecksum !== undefined && expectedChecksum !== '' && outcome.checksum !== expectedChecksum.toLowerCase()) {
+    errors.push(`Archive checksum mismatch (expected ${expectedChecksum.toLowerCase()}, got ${outcome.checksum})`);
+  }
+  if (outcome.unreadable !== undefined) {
+    errors.push(`Archive unreadable: ${outcome.unreadable}`);
+    return { valid: false, errors };
+  }
+  if (!manifest) {
+    errors.push(`Missing ${MANIFEST_NAME} entry in archive`);
+    return { valid: false, errors };
+  }
+  const { entries, bad } = parseManifest(manifest.text);
+  for (const line of bad) errors.push(`Malformed ${MANIFEST_NAME} line: ${line.slice(0, 200)}`);
+  for (const [path, expected] of entries) {
+    const actual = hashes.get(path);
+    if (actual === undefined) errors.push(`Missing file in archive: ${path}`);
+    else if (actual !== expected) errors.push(`Checksum mismatch: ${path}`);
+  }
+  for (const path of hashes.keys()) {
+    if (!entries.has(path)) errors.push(`Unexpected extra file: ${path}`);
+  }
+  return { valid: errors.length === 0, errors };
+}

@@ -1,0 +1,71 @@
+import { dirname, join } from 'node:path';
+import type { Kernel } from '../../kernel';
+import type { Logger } from '../../log';
+import { loadBackupConfig, parseBackupConfig, saveBackupConfig, type BackupConfig } from './config';
+import { BackupManager } from './manager';
+import { recoverInterruptedRestores } from './restore';
+import { BackupScheduler } from './scheduler';
+import { restoreRoots } from './sources';
+import { BackupStore } from './store';
+
+/**
+ * One controller's backup module: its config file (config/modules/backup/backup.toml), the
+ * records, the runner and the scheduler. A PUT of the config is in force at once: the runner
+ * and the scheduler read it at every use.
+ */
+export class BackupRuntime {
+  readonly store: BackupStore;
+  readonly manager: BackupManager;
+  readonly scheduler: BackupScheduler;
+  readonly file: string;
+  private current: BackupConfig;
+  private problem: string | undefined;
+
+  constructor(
+    readonly kernel: Kernel,
+    private readonly log: Logger,
+    dir: string,
+  ) {
+    this.file = join(dir, 'backup.toml');
+    const loaded = loadBackupConfig(this.file);
+    this.current = loaded.config;
+    this.problem = loaded.problem;
+    if (this.problem) log.warn({ file: this.file, problem: this.problem }, 'backup.toml cannot be used as it is; the defaults are in force until it is fixed or replaced with PUT /api/backups/config');
+    this.store = new BackupStore(kernel.db);
+    this.manager = new BackupManager(kernel, this.store, () => this.current, log);
+    this.scheduler = new BackupScheduler(this.manager, this.store, () => this.current, log);
+  }
+
+  config(): BackupConfig {
+    return this.current;
+  }
+
+  configProblem(): string | undefined {
+    return this.problem;
+  }
+
+  /** Validates, writes atomically, and puts it in force (the scheduler's next tick reads it). */
+  updateConfig(body: unknown): BackupConfig {
+    const next = parseBackupConfig(body);
+    saveBackupConfig(this.file, next);
+    this.current = next;
+    this.problem = undefined;
+    this.log.info({ schedules: next.schedules.length, enabled: next.enabled }, 'backup configuration replaced');
+    return next;
+  }
+
+  /** After recovery: ends what a dead controller left running, undoes half-done restores, starts the scheduler. */
+  ready(): void {
+    this.manager.recover();
+    // Staging folders sit beside their target: inside a root (a service folder) or beside it (the templates folder).
+    for (const parent of new Set(restoreRoots(this.kernel).flatMap((root) => [root, dirname(root)]))) {
+      for (const line of recoverInterruptedRestores(parent)) this.log.warn({ folder: parent }, line);
+    }
+    this.scheduler.start();
+  }
+
+  async stop(): Promise<void> {
+    this.scheduler.stop();
+    await this.manager.stop();
+  }
+}
