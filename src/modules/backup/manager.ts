@@ -84,7 +84,7 @@ export class BackupManager {
   /** Records of a controller that died mid-run become FAILED, and their temp archives go. */
   recover(): void {
     for (const row of this.store.running()) {
-      this.store.finish(row.id, { status: 'FAILED', completedAt: this.now(), sizeBytes: 0, archivePath: '', checksum: '', errorMessage: 'the controller stopped while this backup ran' });
+      this.store.finish(row.id, { status: 'FAILED', completedAt: this.now(), sizeBytes: 0, archivePath: '', archiveFile: '', checksum: '', errorMessage: 'the controller stopped while this backup ran' });
     }
     const dir = this.destination();
     if (!existsSync(dir)) return;
@@ -164,7 +164,7 @@ export class BackupManager {
         request.actor,
       );
     if (unit.skip !== undefined) {
-      const ended = this.store.finish(row.id, { status: 'PARTIAL', completedAt: this.now(), sizeBytes: 0, archivePath: '', checksum: '', errorMessage: `skipped: ${unit.skip}` })!;
+      const ended = this.store.finish(row.id, { status: 'PARTIAL', completedAt: this.now(), sizeBytes: 0, archivePath: '', archiveFile: '', checksum: '', errorMessage: `skipped: ${unit.skip}` })!;
       this.log.info({ backup: row.id, target: `${unit.targetType} ${unit.targetName}`, reason: unit.skip }, 'backup target skipped');
       publishCompleted(ended);
       return ended;
@@ -187,6 +187,7 @@ export class BackupManager {
         completedAt: this.now(),
         sizeBytes: result.sizeBytes,
         archivePath: relative(destination, file),
+        archiveFile: file,
         checksum: result.checksum,
         errorMessage: result.skipped > 0 ? `${result.skipped} link(s) or special file(s) not archived` : null,
       })!;
@@ -196,7 +197,7 @@ export class BackupManager {
       await rm(file, { force: true });
       const reason = (error as Error).message || String(error);
       this.log.error({ err: error, backup: row.id, target: `${unit.targetType} ${unit.targetName}` }, 'backup failed');
-      const ended = this.store.finish(row.id, { status: 'FAILED', completedAt: this.now(), sizeBytes: 0, archivePath: '', checksum: '', errorMessage: reason })!;
+      const ended = this.store.finish(row.id, { status: 'FAILED', completedAt: this.now(), sizeBytes: 0, archivePath: '', archiveFile: '', checksum: '', errorMessage: reason })!;
       this.kernel.bus.publish('BACKUP_FAILED', { id: String(row.id), targetName: row.targetName, reason }, request.actor);
       return ended;
     } finally {
@@ -240,16 +241,21 @@ export class BackupManager {
   /** The archive file of a finished backup; 404 BACKUP_ARCHIVE_MISSING when it has none or it is gone. */
   archiveOf(row: BackupRow): string {
     if (row.archivePath === '') throw new ApiError('BACKUP_ARCHIVE_MISSING', `backup ${row.id} has no archive (${row.status}${row.errorMessage ? `: ${row.errorMessage}` : ''})`);
-    const file = resolve(this.destination(), row.archivePath);
-    if (!existsSync(file)) throw new ApiError('BACKUP_ARCHIVE_MISSING', `the archive of backup ${row.id} (${row.archivePath}) is no longer in the backup folder`);
+    const file = this.fileOf(row);
+    if (!existsSync(file)) throw new ApiError('BACKUP_ARCHIVE_MISSING', `the archive of backup ${row.id} (${row.archivePath}) is no longer on disk`);
     return file;
+  }
+
+  /** Where a record's archive is: its own absolute path (records older than that column: under the destination). */
+  private fileOf(row: BackupRow): string {
+    return row.archiveFile !== '' ? row.archiveFile : resolve(this.destination(), row.archivePath);
   }
 
   async verify(id: number): Promise<{ valid: boolean; errors: string[] }> {
     const row = this.get(id);
     if (row.status === 'RUNNING') throw new ApiError('BACKUP_IN_PROGRESS', `backup ${id} is still running`);
     if (row.archivePath === '') return { valid: false, errors: [`Backup ${id} has no archive (${row.status})`] };
-    return verifyArchive(resolve(this.destination(), row.archivePath), row.checksum || undefined);
+    return verifyArchive(this.fileOf(row), row.checksum || undefined);
   }
 
   /**
@@ -289,7 +295,7 @@ export class BackupManager {
   async delete(id: number): Promise<void> {
     const row = this.get(id);
     if (row.status === 'RUNNING') throw new ApiError('BACKUP_IN_PROGRESS', `backup ${id} is still running; delete it when it has finished`);
-    if (row.archivePath !== '') await rm(resolve(this.destination(), row.archivePath), { force: true });
+    if (row.archivePath !== '') await rm(this.fileOf(row), { force: true });
     this.store.delete(id);
   }
 
@@ -305,10 +311,14 @@ export class BackupManager {
     let freed = 0;
     for (const row of plan.remove) {
       try {
-        if (row.archivePath !== '') await rm(resolve(this.destination(), row.archivePath), { force: true });
+        const file = row.archivePath === '' ? null : this.fileOf(row);
+        const present = file !== null && existsSync(file);
+        if (present) await rm(file, { force: true });
         this.store.delete(row.id);
         deleted++;
-        freed += row.sizeBytes;
+        // Only bytes that were on disk are freed; an archive already gone is named in the errors.
+        if (present) freed += row.sizeBytes;
+        else if (file !== null) errors.push(`backup ${row.id}: its archive ${row.archivePath} was already gone; the record is removed`);
       } catch (error) {
         errors.push(`backup ${row.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }

@@ -18,8 +18,10 @@ export interface BackupRow {
   completedAt: number | null;
   status: BackupStatus;
   sizeBytes: number;
-  /** Relative to the local destination; '' when there is no archive (a skip, a failure). */
+  /** Relative to the local destination it was written to; '' when there is no archive (a skip, a failure). */
   archivePath: string;
+  /** The archive's absolute path (the destination may have moved since); '' when none. Not in the API answer. */
+  archiveFile: string;
   checksum: string;
   errorMessage: string | null;
   nodeId: string;

@@ -49,9 +49,9 @@ export interface RetentionPolicy {
   failedKeepDays: number;
 }
 
-export interface PrunePlan {
-  /** Rows to delete, oldest first. */
-  remove: RetentionRow[];
+export interface PrunePlan<T extends RetentionRow = RetentionRow> {
+  /** Rows to delete, oldest first (the very objects given). */
+  remove: T[];
   /** Sum of sizeBytes of the removed rows that have an archive. */
   freedBytes: number;
   /** Removed rows per (lowercase) schedule class; classes with nothing removed are absent. */
@@ -81,11 +81,11 @@ const hasArchive = (r: RetentionRow): boolean => r.archivePath !== '';
 /** Newest first: later startedAt, then higher id. */
 const newestFirst = (a: RetentionRow, b: RetentionRow): number => b.startedAt - a.startedAt || b.id - a.id;
 
-export function planPrune(rows: readonly RetentionRow[], policy: RetentionPolicy, now: number, onlyClass?: string): PrunePlan {
+export function planPrune<T extends RetentionRow>(rows: readonly T[], policy: RetentionPolicy, now: number, onlyClass?: string): PrunePlan<T> {
   const only = onlyClass?.toLowerCase();
-  const remove: RetentionRow[] = [];
+  const remove: T[] = [];
 
-  const groups = new Map<string, RetentionRow[]>();
+  const groups = new Map<string, T[]>();
   for (const row of rows) {
     const cls = row.scheduleClass.toLowerCase();
     if (only !== undefined && cls !== only) continue;

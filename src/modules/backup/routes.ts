@@ -37,7 +37,7 @@ const Err = ErrorBodySchema;
 const Refusals = { 400: Err, 401: Err, 403: Err } as const;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-export const viewOf = (r: BackupRow): BackupView => ({ ...r, startedAt: iso(r.startedAt)!, completedAt: iso(r.completedAt) });
+export const viewOf = ({ archiveFile: _file, ...r }: BackupRow): BackupView => ({ ...r, startedAt: iso(r.startedAt)!, completedAt: iso(r.completedAt) });
 
 function statusOf(raw: string | undefined): BackupStatus | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -12,6 +12,7 @@ interface Row {
   status: string;
   size_bytes: number;
   archive_path: string;
+  archive_file: string;
   checksum: string;
   error_message: string | null;
   node_id: string;
@@ -29,6 +30,7 @@ const fromRow = (r: Row): BackupRow => ({
   status: r.status as BackupStatus,
   sizeBytes: r.size_bytes,
   archivePath: r.archive_path,
+  archiveFile: r.archive_file,
   checksum: r.checksum,
   errorMessage: r.error_message,
   nodeId: r.node_id,
@@ -47,6 +49,7 @@ export interface Ending {
   completedAt: number;
   sizeBytes: number;
   archivePath: string;
+  archiveFile: string;
   checksum: string;
   errorMessage: string | null;
 }
@@ -68,9 +71,9 @@ export class BackupStore {
   finish(id: number, e: Ending): BackupRow | undefined {
     const row = this.db
       .query<Row, (string | number | null)[]>(
-        'UPDATE backups SET status = ?, completed_at = ?, size_bytes = ?, archive_path = ?, checksum = ?, error_message = ? WHERE id = ? RETURNING *',
+        'UPDATE backups SET status = ?, completed_at = ?, size_bytes = ?, archive_path = ?, archive_file = ?, checksum = ?, error_message = ? WHERE id = ? RETURNING *',
       )
-      .get(e.status, e.completedAt, e.sizeBytes, e.archivePath, e.checksum, e.errorMessage, id);
+      .get(e.status, e.completedAt, e.sizeBytes, e.archivePath, e.archiveFile, e.checksum, e.errorMessage, id);
     return row ? fromRow(row) : undefined;
   }
 

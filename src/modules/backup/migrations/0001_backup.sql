@@ -12,6 +12,8 @@ CREATE TABLE backups (
   status TEXT NOT NULL,
   size_bytes INTEGER NOT NULL DEFAULT 0,
   archive_path TEXT NOT NULL DEFAULT '',
+  -- Where the archive is (absolute): the destination may move later; older archives stay findable.
+  archive_file TEXT NOT NULL DEFAULT '',
   checksum TEXT NOT NULL DEFAULT '',
   error_message TEXT,
   node_id TEXT NOT NULL DEFAULT 'local',
