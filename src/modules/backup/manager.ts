@@ -105,7 +105,11 @@ export class BackupManager {
   start(request: RunRequest): { rows: BackupRow[]; done: Promise<BackupRow[]> } {
     if (this.stopped) throw new ApiError('SERVICE_UNAVAILABLE', 'the controller is stopping');
     const destination = this.destination();
-    mkdirSync(destination, { recursive: true, mode: 0o750 });
+    try {
+      mkdirSync(destination, { recursive: true, mode: 0o750 });
+    } catch (error) {
+      throw new ApiError('SERVICE_UNAVAILABLE', `the backup folder ${destination} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix localDestination in backup.toml`);
+    }
     const units = resolveUnits(this.kernel, request.types, request.single, destination);
     if (units.length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to back up: no target of the asked types exists (is every type out of scope in backup.toml?)');
     const clashing = units.filter((u) => this.busy.has(keyOf(u)));
@@ -120,7 +124,7 @@ export class BackupManager {
         scheduleClass: request.scheduleClass,
         scheduleName: request.scheduleName,
         startedAt: this.now(),
-        nodeId: LOCAL_NODE,
+        nodeId: u.nodeId ?? LOCAL_NODE,
         triggeredBy: request.triggeredBy,
       });
       this.kernel.bus.publish('BACKUP_STARTED', { id: String(row.id), targetType: row.targetType, targetName: row.targetName, triggeredBy: row.triggeredBy }, request.actor);
@@ -181,7 +185,7 @@ export class BackupManager {
       prepared = unit.prepare?.();
       const root = prepared?.root ?? unit.root!;
       const config = this.config();
-      const result = await createArchive(root, file, { level: config.compressionLevel, workers: config.compressionWorkers, excludes: config.excludes, signal: abort.signal });
+      const result = await createArchive(root, file, { level: config.compressionLevel, workers: config.compressionWorkers, excludes: [...config.excludes, ...(unit.excludes ?? [])], signal: abort.signal });
       const ended = this.store.finish(row.id, {
         status: 'SUCCESS',
         completedAt: this.now(),
@@ -194,7 +198,8 @@ export class BackupManager {
       publishCompleted(ended);
       return ended;
     } catch (error) {
-      await rm(file, { force: true });
+      // The archive folder itself may be what failed (gone, or a file now): cleaning up must not fail the record's ending.
+      await rm(file, { force: true }).catch(() => undefined);
       const reason = (error as Error).message || String(error);
       this.log.error({ err: error, backup: row.id, target: `${unit.targetType} ${unit.targetName}` }, 'backup failed');
       const ended = this.store.finish(row.id, { status: 'FAILED', completedAt: this.now(), sizeBytes: 0, archivePath: '', archiveFile: '', checksum: '', errorMessage: reason })!;
@@ -284,7 +289,9 @@ export class BackupManager {
       const actual = await sha256OfFile(archive);
       if (actual !== row.checksum) throw new ApiError('BACKUP_VERIFICATION_FAILED', `the archive of backup ${id} has changed since it was written (SHA-256 ${actual.slice(0, 12)}…, recorded ${row.checksum.slice(0, 12)}…); it is not restored`, 409);
     }
-    const outcome = await restoreArchive(archive, target, { dryRun: options.dryRun });
+    // A service's supervisor files (its FIFO, pid, console log) belong to the live process, not to the backup.
+    const keep = row.targetType === 'SERVICE' || row.targetType === 'DEDICATED' ? ['.svc'] : [];
+    const outcome = await restoreArchive(archive, target, { dryRun: options.dryRun, keep });
     if (!options.dryRun) {
       this.kernel.bus.publish('BACKUP_RESTORED', { id: String(row.id), targetName: row.targetName, targetPath: relative(this.kernel.dir, target) || '.', triggeredBy: actor }, actor);
     }

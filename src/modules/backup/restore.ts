@@ -15,6 +15,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   createReadStream,
+  existsSync,
   lstatSync,
   readdirSync,
   realpathSync,
@@ -294,8 +295,8 @@ interface DirectoryMeta {
  * A corrupt or truncated archive, or one without its trailing manifest → BACKUP_RESTORE_FAILED.
  * Callers must not run two restores of one target at once.
  */
-export async function restoreArchive(archive: string, target: string, options: { dryRun: boolean; signal?: AbortSignal }): Promise<RestoreOutcome> {
-  const { dryRun, signal } = options;
+export async function restoreArchive(archive: string, target: string, options: { dryRun: boolean; signal?: AbortSignal; keep?: readonly string[] }): Promise<RestoreOutcome> {
+  const { dryRun, signal, keep = [] } = options;
   if (signal?.aborted) throw fail('Restore aborted');
   let realTarget: string;
   try {
@@ -326,7 +327,7 @@ export async function restoreArchive(archive: string, target: string, options: {
     signal?.throwIfAborted();
     await chmod(staging, targetInfo ? targetInfo.mode & 0o7777 : 0o755);
     await syncDirectory(staging);
-    await swapIn(staging, realTarget, Boolean(targetInfo));
+    await swapIn(staging, realTarget, Boolean(targetInfo), keep);
     staging = null; // it is the target now
     return outcome;
   } catch (error) {
@@ -481,7 +482,11 @@ async function extractAll(archive: string, staging: string | null, signal: Abort
 }
 
 /** target → old, staging → target, fsync the parent, remove old. A failed second rename puts the old tree back. */
-async function swapIn(staging: string, target: string, targetExists: boolean): Promise<void> {
+/**
+ * `keep`: top-level names of the old target carried over into the restored one when the archive
+ * did not bring them (a live service's supervisor files: its FIFO, pid and console log).
+ */
+async function swapIn(staging: string, target: string, targetExists: boolean, keep: readonly string[]): Promise<void> {
   const parent = dirname(target);
   if (!targetExists) {
     await rename(staging, target);
@@ -497,6 +502,11 @@ async function swapIn(staging: string, target: string, targetExists: boolean): P
     throw error;
   }
   await syncDirectory(parent);
+  for (const name of keep) {
+    const from = join(old, name);
+    const to = join(target, name);
+    if (existsSync(from) && !existsSync(to)) await rename(from, to).catch(() => undefined);
+  }
   // The restore has succeeded; a failure to remove the old tree leaves it for recoverInterruptedRestores.
   await removeTree(old).catch(() => undefined);
 }

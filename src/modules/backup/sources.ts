@@ -58,7 +58,14 @@ export interface BackupUnit {
   quiesce?: string;
   /** Produces the tree to archive (a consistent database copy) and removes it afterwards. */
   prepare?: () => { root: string; cleanup: () => void };
+  /** The node the target lives on, when not this machine (recorded with the skip). */
+  nodeId?: string;
+  /** Paths under the root left out besides the configured excludes (the supervisor's own files). */
+  excludes?: readonly string[];
 }
+
+/** The supervisor's bookkeeping in a service folder (pid, console log, stdin FIFO): not the service's state, and wrong to restore. */
+const SUPERVISOR_FILES = ['.svc/**', '.svc'];
 
 const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): BackupUnit =>
   existsSync(dir) && statSync(dir).isDirectory() ? { ...unit, root: dir } : { ...unit, skip: `${dir} does not exist on the controller` };
@@ -75,16 +82,16 @@ export function resolveUnits(kernel: Kernel, types: readonly TargetType[], singl
       case 'SERVICE':
         for (const s of kernel.services.all().filter((s) => !s.isDedicated && wanted(s.name))) {
           const unit = { targetType: type, targetName: s.name };
-          if (s.nodeId !== LOCAL_NODE) units.push({ ...unit, skip: `runs on node ${s.nodeId}; its files are on that machine` });
-          else units.push({ ...dirOrSkip(unit, s.workDir), ...(s.state === 'READY' && !s.isProxy ? { quiesce: s.name } : {}) });
+          if (s.nodeId !== LOCAL_NODE) units.push({ ...unit, nodeId: s.nodeId, skip: `runs on node ${s.nodeId}; its files are on that machine` });
+          else units.push({ ...dirOrSkip(unit, s.workDir), excludes: SUPERVISOR_FILES, ...(s.state === 'READY' && !s.isProxy ? { quiesce: s.name } : {}) });
         }
         break;
       case 'DEDICATED':
         for (const name of kernel.dedicated.names().filter(wanted)) {
           const live = kernel.services.get(name);
           const unit = { targetType: type, targetName: name };
-          if (live && live.nodeId !== LOCAL_NODE) units.push({ ...unit, skip: `runs on node ${live.nodeId}; its files are on that machine` });
-          else units.push({ ...dirOrSkip(unit, kernel.dedicated.directoryOf(name)), ...(live?.state === 'READY' && !live.isProxy ? { quiesce: name } : {}) });
+          if (live && live.nodeId !== LOCAL_NODE) units.push({ ...unit, nodeId: live.nodeId, skip: `runs on node ${live.nodeId}; its files are on that machine` });
+          else units.push({ ...dirOrSkip(unit, kernel.dedicated.directoryOf(name)), excludes: SUPERVISOR_FILES, ...(live?.state === 'READY' && !live.isProxy ? { quiesce: name } : {}) });
         }
         break;
       case 'TEMPLATES':
