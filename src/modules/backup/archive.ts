@@ -15,13 +15,14 @@
  * nodejs/node#59899). Each frame carries zstd's content checksum, so a corrupted archive fails to
  * decompress even without the record's checksum.
  */
-import { closeSync, constants as fsConstants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, lstatSync, mkdirSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar, { type Extract, type Header, type Pack } from 'tar-stream';
+import { syncDirectory } from '../../core/files/atomic-write';
 
 /** An entry's content as tar-stream's extractor yields it (its types do not export the class). */
 type EntrySource = Extract extends AsyncIterable<infer S> ? S : never;
@@ -471,19 +472,6 @@ function addEntry(pack: Pack, header: EntryHeader, body?: Buffer): PendingEntry 
   return { sink, done };
 }
 
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    /* not every platform opens directories; the rename is still atomic */
-  }
-}
-
 /**
  * Archives the tree under `root` into `dest` (written as `dest + '.tmp'`, fsynced, renamed;
  * removed on failure or abort). Entries: relative paths with '/', a directory entry per directory
@@ -664,7 +652,7 @@ export async function createArchive(root: string, dest: string, options: Archive
     closed = true;
     throwIfAborted(signal);
     await rename(tmp, dest);
-    syncDirectory(dirname(dest));
+    await syncDirectory(dirname(dest));
     return { sizeBytes: size, checksum, files, bytes, skipped };
   } catch (error) {
     pack.destroy(error instanceof Error ? error : new Error(String(error)));

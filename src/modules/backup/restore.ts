@@ -29,6 +29,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { pipeline } from 'node:stream/promises';
 import { createZstdDecompress } from 'node:zlib';
 import { extract, type Header } from 'tar-stream';
+import { syncDirectory } from '../../core/files/atomic-write';
 import { ApiError } from '../../errors';
 
 export interface RestoreOutcome {
@@ -213,16 +214,6 @@ function removeTreeSync(path: string): void {
     };
     openUp(path);
     rmSync(path, { recursive: true, force: true });
-  }
-}
-
-/** fsyncs a directory so the renames and creations in it survive a power cut. */
-async function syncDirectory(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

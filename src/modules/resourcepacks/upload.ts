@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { link, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { syncDirectory } from '../../core/files/atomic-write';
 import { ApiError } from '../../errors';
 import { declaredLength, diskError, receiveToFile, type ReceiveOptions } from '../../core/modpacks/receive-body';
 
@@ -178,17 +179,6 @@ async function place(part: string, file: string): Promise<void> {
     return;
   }
   await unlink(part);
-}
-
-/** Makes the rename durable. Windows cannot open a directory; there it is a no-op. */
-async function syncDirectory(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Anything at `path`, a dangling symlink included. */
