@@ -23,6 +23,8 @@ export interface RunRequest {
   scheduleName: string;
   triggeredBy: string;
   actor: Actor;
+  /** Leave out targets already being backed up instead of refusing the run (the scheduler: the last run of a slow target is still going). */
+  skipBusy?: boolean;
 }
 
 /** A simple counting semaphore: at most `limit()` archives at once, re-read on every acquire. */
@@ -110,10 +112,12 @@ export class BackupManager {
     } catch (error) {
       throw new ApiError('SERVICE_UNAVAILABLE', `the backup folder ${destination} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix localDestination in backup.toml`);
     }
-    const units = resolveUnits(this.kernel, request.types, request.single, destination);
-    if (units.length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to back up: no target of the asked types exists (is every type out of scope in backup.toml?)');
-    const clashing = units.filter((u) => this.busy.has(keyOf(u)));
-    if (clashing.length > 0) {
+    const resolved = resolveUnits(this.kernel, request.types, request.single, destination);
+    if (resolved.length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to back up: no target of the asked types exists (is every type out of scope in backup.toml?)');
+    const clashing = resolved.filter((u) => this.busy.has(keyOf(u)));
+    const units = request.skipBusy ? resolved.filter((u) => !this.busy.has(keyOf(u))) : resolved;
+    if (request.skipBusy && clashing.length > 0) this.log.warn({ targets: clashing.map(keyOf) }, 'left out of this run: still being backed up by an earlier one');
+    if (clashing.length > 0 && (!request.skipBusy || units.length === 0)) {
       throw new ApiError('BACKUP_IN_PROGRESS', `a backup of ${clashing.map((u) => `${u.targetType.toLowerCase()} ${u.targetName}`).join(', ')} is already running; wait for it to finish`);
     }
     for (const u of units) this.busy.add(keyOf(u));

@@ -83,6 +83,7 @@ export class BackupScheduler {
         scheduleName: schedule.name,
         triggeredBy: 'scheduler',
         actor: 'system',
+        skipBusy: true,
       });
       void done.then((rows) => {
         const status = rows.some((r) => r.status === 'FAILED') ? 'FAILED' : rows.some((r) => r.status === 'PARTIAL') ? 'PARTIAL' : 'SUCCESS';

@@ -197,6 +197,27 @@ describe('a schedule whose target is still being backed up', () => {
   });
 });
 
+describe('a schedule with one target busy and another free', () => {
+  test('backs up the free one and leaves the busy one to the run still going', async () => {
+    await configure({ enabled: true, timezone: 'UTC', compressionLevel: 19, compressionWorkers: 1, schedules: [{ ...EVERY_MINUTE, name: 'mixed', targets: ['config', 'database'] }] });
+    const big = join(c.dir, 'config', 'big-mixed.bin');
+    writeFileSync(big, randomBytes(6 * 1024 * 1024));
+    const res = await c.api('/api/backups/trigger', { method: 'POST', json: { targets: ['config'] } });
+    expect(res.status).toBe(201);
+    const [manual] = (await readJson(res)).backups as [BackupView];
+    expect(runtime.store.get(manual.id)!.status).toBe('RUNNING');
+
+    expect(runtime.scheduler.tick(at('2025-03-12T09:00:00.000Z'))).toEqual(['mixed']);
+    // Only the database was started by the schedule; the config folder stays with the manual run.
+    expect((await recordsOf('mixed')).map((b) => b.targetType)).toEqual(['DATABASE']);
+    expect(c.logs.some((line) => line.includes('still being backed up by an earlier one'))).toBe(true);
+    await runtime.manager.settled();
+    rmSync(big);
+    await configure({ compressionLevel: 3, compressionWorkers: 0 });
+    expect((await recordsOf('mixed')).map((b) => b.status)).toEqual(['SUCCESS']);
+  });
+});
+
 describe('retention from the tick', () => {
   test('the first tick an hour after the last prune applies retention as the system', async () => {
     await configure({ schedules: [], retention: { ...runtime.config().retention, dailyKeep: 1 } });
