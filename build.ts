@@ -28,7 +28,8 @@ export function binaryName(target: Target): string {
 /** Compiles one target; returns the written path. */
 export async function buildTarget(target: Target, outfile: string): Promise<string> {
   const result = await Bun.build({
-    entrypoints: [join(import.meta.dir, 'src/main.ts')],
+    // Worker threads are entry points of their own (new Worker(new URL('./x.worker.ts', import.meta.url)) finds them in the binary).
+    entrypoints: [join(import.meta.dir, 'src/main.ts'), join(import.meta.dir, 'src/modules/backup/archive-writer.worker.ts')],
     compile: {
       target: `bun-${target}` as Bun.Build.CompileTarget,
       outfile,

@@ -5,7 +5,7 @@
  * createArchive streams file → SHA-256 → tar → zstd → disk. The main thread walks the tree, reads
  * each file a chunk at a time (into reused buffers), hashes it and packs tar into 1 MiB blocks;
  * a writer thread compresses the blocks (on Bun's thread pool), hashes and writes the frames in
- * order (see WRITER_SOURCE). Each stage waits for the next one (back-pressure), so memory stays
+ * order (see archive-writer.worker.ts). Each stage waits for the next one (back-pressure), so memory stays
  * flat whatever the tree's size.
  *
  * The archive is a series of independent zstd frames, one per block, which is one valid zstd
@@ -23,6 +23,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar, { type Extract, type Header, type Pack } from 'tar-stream';
 import { syncDirectory } from '../../core/files/atomic-write';
+import type { FromWriter, ToWriter } from './archive-writer-protocol';
 
 /** An entry's content as tar-stream's extractor yields it (its types do not export the class). */
 type EntrySource = Extract extends AsyncIterable<infer S> ? S : never;
@@ -65,7 +66,7 @@ const SMALL_FILE_BYTES = READ_BYTES;
 const DECOMPRESS_CHUNK_BYTES = MIB;
 const END_OF_ARCHIVE_BYTES = 1024;
 const MAX_MANIFEST_BYTES = 256 * MIB;
-/** Archive bytes between full collections of the writer thread's heap (see WRITER_SOURCE). */
+/** Archive bytes between full collections of the writer thread's heap (see archive-writer.worker.ts). */
 const GC_EVERY_BYTES = 32 * MIB;
 /** Archive bytes between background fdatasyncs. */
 const SYNC_EVERY_BYTES = 64 * MIB;
@@ -190,137 +191,27 @@ function byteOrder(a: string, b: string): number {
 // Compressed output: tar bytes → zstd frames → file, hashed on the way
 
 /**
- * The archive's compress-hash-write side runs on a worker thread (WRITER_SOURCE, plain JavaScript
- * in a string so that the bundler leaves it alone and `bun build --compile` needs no extra entry
- * point). The main thread only walks, reads, hashes files and packs tar; it hands full blocks of
- * tar bytes over by transferring their ArrayBuffers, which come back once compressed.
+ * The archive's compress-hash-write side runs on a worker thread (archive-writer.worker.ts, an
+ * extra entry point of the compiled binary: see build.ts). The main thread only walks, reads,
+ * hashes files and packs tar; it hands full blocks of tar bytes over by transferring their
+ * ArrayBuffers, which come back once compressed and written.
  *
- * In the worker, `workers` zstd streams ("lanes", each a context on Bun's thread pool, kept for
- * the whole archive) take the blocks round robin; each block is followed by a ZSTD_e_end flush,
- * so it comes out as one complete frame. A lane emits a block's output before that block's flush
- * calls back, so the chunks seen since the previous callback are exactly that frame. Frames are
- * hashed and written (writeSync on the shared fd) in block order; every SYNC_EVERY_BYTES an
- * fdatasync flushes what is written so far, so the final fsync has little left (the kernel would
- * otherwise keep GBs dirty until then), and it blocks the worker, not a thread-pool thread.
- *
- * Why a worker: node:zlib allocates every output chunk afresh, hundreds of MiB a second, and the
- * collector frees them late (resident memory grew by 200+ MiB on a 500 MiB tree). The worker's
+ * Why a thread: node:zlib allocates every output chunk afresh, hundreds of MiB a second, and the
+ * collector frees them late (resident memory grew by 200+ MiB on a 500 MiB tree). The thread's
  * heap holds little else, so a full collection every GC_EVERY_BYTES there is cheap, where one of
  * the main heap took ~6 ms even in a bare process and would take more in the controller; and the
  * archive's hashing and writing leave the main thread.
  */
-const WRITER_SOURCE = `
-const { writeSync, fdatasyncSync, fsyncSync } = require('node:fs');
-const zlib = require('node:zlib');
-const hasher = new Bun.CryptoHasher('sha256');
-let fd = -1, syncEvery = 0, gcEvery = 0, lanes = [], nextLane = 0;
-let size = 0, sinceSync = 0, sinceGc = 0, failure = null, stopped = false, finishing = false, draining = false;
-const queue = [];
+const WRITER_URL = isCompiled() ? './modules/backup/archive-writer.worker.ts' : new URL('./archive-writer.worker.ts', import.meta.url).href;
 
-function fail(error) {
-  if (failure !== null) return;
-  failure = String((error && error.message) || error);
-  postMessage({ op: 'failed', message: failure });
+/**
+ * In the compiled binary every module sits in Bun's embedded file system (`/$bunfs/root/` on
+ * Unix, `B:/~BUN/root/` on Windows), laid out relative to the entry points' common folder
+ * (src/), and this file's import.meta.url is the binary's; from source it is this file.
+ */
+function isCompiled(): boolean {
+  return import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/');
 }
-
-function makeLane(level, chunkSize) {
-  const stream = zlib.createZstdCompress({
-    chunkSize,
-    params: { [zlib.constants.ZSTD_c_compressionLevel]: level, [zlib.constants.ZSTD_c_checksumFlag]: 1 },
-  });
-  let chunks = [];
-  const waiters = [];
-  stream.on('data', (chunk) => chunks.push(chunk));
-  stream.on('error', (error) => {
-    fail(error);
-    for (const waiter of waiters.splice(0)) waiter.reject(error);
-  });
-  return {
-    compress(view) {
-      return new Promise((resolve, reject) => {
-        waiters.push({ resolve, reject });
-        stream.write(view);
-        stream.flush(zlib.constants.ZSTD_e_end, () => {
-          const waiter = waiters.shift();
-          if (!waiter) return;
-          const frame = chunks;
-          chunks = [];
-          waiter.resolve(frame);
-        });
-      });
-    },
-    close() { stream.destroy(); },
-  };
-}
-
-async function drain() {
-  if (draining) return;
-  draining = true;
-  while (queue.length > 0) {
-    const item = queue[0];
-    let frame = [];
-    try { frame = await item.output; } catch (error) { fail(error); }
-    queue.shift();
-    if (failure === null && !stopped) {
-      try {
-        for (const chunk of frame) {
-          hasher.update(chunk);
-          let offset = 0;
-          while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset, chunk.byteLength - offset);
-          size += chunk.byteLength;
-          sinceSync += chunk.byteLength;
-          sinceGc += chunk.byteLength;
-        }
-        if (sinceSync >= syncEvery) { sinceSync = 0; fdatasyncSync(fd); }
-        if (sinceGc >= gcEvery) { sinceGc = 0; Bun.gc(true); }
-      } catch (error) { fail(error); }
-    }
-    postMessage({ op: 'free', buffer: item.buffer }, [item.buffer]);
-  }
-  draining = false;
-  if (finishing) complete();
-}
-
-function complete() {
-  if (stopped) return;
-  stopped = true;
-  for (const lane of lanes) lane.close();
-  if (failure === null) {
-    try { fsyncSync(fd); } catch (error) { fail(error); }
-  }
-  if (failure === null) postMessage({ op: 'done', checksum: hasher.digest('hex'), size });
-}
-
-self.onmessage = (event) => {
-  const m = event.data;
-  if (m.op === 'init') {
-    fd = m.fd; syncEvery = m.syncEvery; gcEvery = m.gcEvery;
-    for (let i = 0; i < m.workers; i++) lanes.push(makeLane(m.level, m.chunkSize));
-  } else if (m.op === 'block') {
-    const view = new Uint8Array(m.buffer, 0, m.length);
-    const output = failure === null && !stopped ? lanes[nextLane++ % lanes.length].compress(view) : Promise.resolve([]);
-    output.catch(() => {});
-    queue.push({ buffer: m.buffer, output });
-    void drain();
-  } else if (m.op === 'finish') {
-    finishing = true;
-    if (!draining && queue.length === 0) complete();
-  } else if (m.op === 'stop') {
-    // Nothing is written after this message: writes happen on this thread, between messages.
-    stopped = true;
-    for (const lane of lanes) lane.close();
-    postMessage({ op: 'stopped' });
-  }
-};
-`;
-
-let writerUrl: string | undefined;
-
-type WriterMessage =
-  | { op: 'free'; buffer: ArrayBuffer }
-  | { op: 'failed'; message: string }
-  | { op: 'done'; checksum: string; size: number }
-  | { op: 'stopped' };
 
 /**
  * Main-thread side of the writer: fills blocks with tar bytes and transfers them to the worker.
@@ -337,12 +228,13 @@ class ArchiveWriter {
   private settle: { resolve: (result: { checksum: string; size: number } | undefined) => void; reject: (error: Error) => void } | undefined;
   private terminated = false;
   private crashed = false;
+  private readonly post: (message: ToWriter, transfer?: ArrayBuffer[]) => void;
 
   constructor(fd: number, level: number, workers: number) {
     for (let i = 0; i < 2 * workers + 2; i++) this.free.push(new ArrayBuffer(BLOCK_BYTES));
-    writerUrl ??= URL.createObjectURL(new Blob([WRITER_SOURCE], { type: 'application/javascript' }));
-    this.worker = new Worker(writerUrl);
-    this.worker.onmessage = (event: MessageEvent<WriterMessage>) => this.onMessage(event.data);
+    this.worker = new Worker(WRITER_URL);
+    this.post = (message, transfer = []) => this.worker.postMessage(message, transfer);
+    this.worker.onmessage = (event: MessageEvent<FromWriter>) => this.onMessage(event.data);
     this.worker.onerror = (event: ErrorEvent) => {
       // An uncaught error: the worker's code is broken; abort() will not wait for its answer.
       this.crashed = true;
@@ -350,10 +242,10 @@ class ArchiveWriter {
     };
     // A frame's output in one chunk: each further chunk is a round trip between the thread pool
     // and JavaScript, and with 256 KiB chunks incompressible data went 2.4× slower.
-    this.worker.postMessage({ op: 'init', fd, level, workers, chunkSize: BLOCK_BYTES + 64 * 1024, syncEvery: SYNC_EVERY_BYTES, gcEvery: GC_EVERY_BYTES });
+    this.post({ op: 'init', fd, level, workers, chunkSize: BLOCK_BYTES + 64 * 1024, syncEvery: SYNC_EVERY_BYTES, gcEvery: GC_EVERY_BYTES });
   }
 
-  private onMessage(message: WriterMessage): void {
+  private onMessage(message: FromWriter): void {
     switch (message.op) {
       case 'free':
         this.free.push(message.buffer);
@@ -405,7 +297,7 @@ class ArchiveWriter {
   private send(): void {
     if (!this.block || this.fill === 0) return;
     const buffer = this.block.buffer as ArrayBuffer;
-    this.worker.postMessage({ op: 'block', buffer, length: this.fill }, [buffer]);
+    this.post({ op: 'block', buffer, length: this.fill }, [buffer]);
     this.block = undefined;
     this.fill = 0;
   }
@@ -417,7 +309,7 @@ class ArchiveWriter {
     try {
       const result = await new Promise<{ checksum: string; size: number } | undefined>((resolve, reject) => {
         this.settle = { resolve, reject };
-        this.worker.postMessage({ op: 'finish' });
+        this.post({ op: 'finish' });
       });
       if (!result) throw new Error('archive writer stopped');
       return result;
@@ -435,7 +327,7 @@ class ArchiveWriter {
     if (!this.crashed) {
       await new Promise<void>((resolve) => {
         this.settle = { resolve: () => resolve(), reject: () => resolve() };
-        this.worker.postMessage({ op: 'stop' });
+        this.post({ op: 'stop' });
       });
       this.settle = undefined;
     }
