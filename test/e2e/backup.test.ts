@@ -22,6 +22,7 @@ import { BACKUP_DEFAULTS, renderBackupToml, type BackupConfig } from '../../src/
 import { nextRun } from '../../src/modules/backup/cron';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
+import { openEventSocket } from '../support/events-socket';
 
 const TOKEN = 'backup-e2e-token-0123456789abcdef';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -190,13 +191,7 @@ async function editConfig(change: (config: BackupConfig) => Partial<BackupConfig
 /** The events socket, with the master token as the dashboard holds it. */
 async function listen(): Promise<void> {
   socket?.close();
-  const ws = new WebSocket(`${current.url.replace('http', 'ws')}/api/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  ws.addEventListener('message', (m) => frames.push(JSON.parse(String(m.data)) as Frame));
-  await new Promise((resolve, reject) => {
-    ws.addEventListener('open', resolve);
-    ws.addEventListener('error', reject);
-  });
-  socket = ws;
+  socket = await openEventSocket<Frame>(current.url, TOKEN, (f) => frames.push(f));
 }
 const frame = (type: string, match: (data: Record<string, string>) => boolean, what: string) =>
   waitFor(() => frames.find((f) => f.type === type && match(f.data)), { what: `a ${type} frame (${what})`, timeoutMs: 5000 });

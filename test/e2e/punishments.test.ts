@@ -21,6 +21,7 @@ import { deriveServiceToken } from '../../src/http/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
 import { offlineUuid } from '../support/minecraft-client';
+import { openEventSocket } from '../support/events-socket';
 
 const TOKEN = 'punishments-e2e-token-0123456789abcdef';
 const SERVICE_TOKEN = deriveServiceToken(TOKEN);
@@ -222,13 +223,7 @@ const chatCheck = async (uuid: string, group: string, service: string) =>
 /** The event socket the Velocity plugin keeps open (service token in the Authorization header). */
 async function listen(): Promise<void> {
   socket?.close();
-  const ws = new WebSocket(`${current.url.replace('http', 'ws')}/api/events`, { headers: { authorization: `Bearer ${SERVICE_TOKEN}` } });
-  ws.addEventListener('message', (m) => frames.push(JSON.parse(String(m.data)) as Frame));
-  await new Promise((resolve, reject) => {
-    ws.addEventListener('open', resolve);
-    ws.addEventListener('error', reject);
-  });
-  socket = ws;
+  socket = await openEventSocket<Frame>(current.url, SERVICE_TOKEN, (f) => frames.push(f));
 }
 const frame = (type: string, id: number) =>
   waitFor(() => frames.find((f) => f.type === type && f.data.id === String(id)), { what: `a ${type} frame for punishment ${id}`, timeoutMs: 5000 });

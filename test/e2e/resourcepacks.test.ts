@@ -20,6 +20,7 @@ import { deriveServiceToken } from '../../src/http/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
 import { offlineUuid } from '../support/minecraft-client';
+import { openEventSocket } from '../support/events-socket';
 
 const TOKEN = 'resourcepacks-e2e-token-0123456789abcdef';
 const SERVICE_TOKEN = deriveServiceToken(TOKEN);
@@ -250,13 +251,7 @@ const reportStatus = (playerUuid: string, packUuid: string, status: string) =>
 /** An events socket as a plugin keeps it (service token in the Authorization header). */
 async function listen(): Promise<void> {
   socket?.close();
-  const ws = new WebSocket(`${current.url.replace('http', 'ws')}/api/events`, { headers: { authorization: `Bearer ${SERVICE_TOKEN}` } });
-  ws.addEventListener('message', (m) => frames.push(JSON.parse(String(m.data)) as Frame));
-  await new Promise((resolve, reject) => {
-    ws.addEventListener('open', resolve);
-    ws.addEventListener('error', reject);
-  });
-  socket = ws;
+  socket = await openEventSocket<Frame>(current.url, SERVICE_TOKEN, (f) => frames.push(f));
 }
 const frame = (type: string, match: Record<string, string>) =>
   waitFor(() => frames.find((f) => f.type === type && Object.entries(match).every(([k, v]) => f.data[k] === v)), { what: `a ${type} frame with ${JSON.stringify(match)}`, timeoutMs: 5000 });
