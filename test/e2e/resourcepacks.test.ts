@@ -21,6 +21,7 @@ import { startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';
 import { offlineUuid } from '../support/minecraft-client';
 import { openEventSocket } from '../support/events-socket';
+import { expectExactShape } from './contract/expect-shape';
 
 const TOKEN = 'resourcepacks-e2e-token-0123456789abcdef';
 const SERVICE_TOKEN = deriveServiceToken(TOKEN);
@@ -139,14 +140,8 @@ const S_TYPES: Record<keyof StackPack, string> = {
   priority: 'number',
 };
 
-/** Every field the client reads is present, with its type, and no other. */
-function expectShape(value: unknown, types: Record<string, string>, what: string): void {
-  const record = value as Record<string, unknown>;
-  expect(Object.keys(record).sort(), `${what} keys`).toEqual(Object.keys(types).sort());
-  for (const [key, type] of Object.entries(types)) expect(typeof record[key] as string, `${what}.${key}`).toBe(type);
-}
 function expectPack(value: unknown): Pack {
-  expectShape(value, P_TYPES, 'P');
+  expectExactShape(value, P_TYPES, 'P');
   const p = value as Pack;
   expect(Number.isInteger(p.id)).toBe(true);
   expect(p.packUuid).toMatch(UUID);
@@ -159,11 +154,11 @@ function expectPack(value: unknown): Pack {
   return p;
 }
 function expectAssignment(value: unknown): Assignment {
-  expectShape(value, A_TYPES, 'assignment');
+  expectExactShape(value, A_TYPES, 'assignment');
   return value as Assignment;
 }
 function expectStackPack(value: unknown): StackPack {
-  expectShape(value, S_TYPES, 'stack item');
+  expectExactShape(value, S_TYPES, 'stack item');
   return value as StackPack;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { expectShape, shapeProblems } from './expect-shape';
+import { expectExactShape, expectShape, shapeProblems } from './expect-shape';
 
 const group = { name: 'Lobby', resources: { memory: '512M', maxPlayers: 50 }, jvmArgs: ['-Xss1M'], uptime: null };
 
@@ -67,5 +67,18 @@ describe('expectShape', () => {
       'GET /api/services/Lobby-1:\n  uptime: expected string|null, got number 11\n  state: expected string, got absent',
     );
     expect(() => expectShape({ state: 'READY' }, { state: 'string' }, 'x')).not.toThrow();
+  });
+});
+
+describe('expectExactShape', () => {
+  const types = { id: 'number', name: 'string', note: 'string|null' };
+  test('passes the exact fields with their types', () => {
+    expect(() => expectExactShape({ id: 1, name: 'a', note: null }, types, 'R')).not.toThrow();
+  });
+  test('names an extra key, a missing key and a wrong type', () => {
+    expect(() => expectExactShape({ id: 1, name: 'a', note: null, secret: 'x' }, types, 'R')).toThrow('R: unexpected keys secret');
+    expect(() => expectExactShape({ id: 1, name: 'a' }, types, 'R')).toThrow('R: missing keys note');
+    expect(() => expectExactShape({ id: '1', name: 'a', note: 'n' }, types, 'R')).toThrow('id: expected number');
+    expect(() => expectExactShape([], types, 'R')).toThrow('R: expected an object');
   });
 });

@@ -139,3 +139,15 @@ export function expectShape(value: unknown, shape: Shape, label: string): void {
   const problems = shapeProblems(value, shape);
   if (problems.length > 0) throw new Error(`${label}:\n  ${problems.join('\n  ')}`);
 }
+
+/**
+ * A record whose fields are exactly these (no more, no fewer), each of its type (`a|b` as in
+ * Shape): what a client's record type reads, and nothing it does not know.
+ */
+export function expectExactShape(value: unknown, types: Record<string, string>, label: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${label}: expected an object, got ${JSON.stringify(value)}`);
+  const extra = Object.keys(value).filter((k) => !Object.hasOwn(types, k));
+  const missing = Object.keys(types).filter((k) => !Object.hasOwn(value, k));
+  if (extra.length > 0 || missing.length > 0) throw new Error(`${label}: ${[extra.length ? `unexpected keys ${extra.join(', ')}` : '', missing.length ? `missing keys ${missing.join(', ')}` : ''].filter(Boolean).join('; ')}`);
+  expectShape(value, types, label);
+}
