@@ -228,7 +228,7 @@ export class BackupManager {
       return false;
     }
     const waitMs = this.config().quiesceWaitSeconds * 1000;
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    if (waitMs > 0) await Bun.sleep(waitMs);
     return true;
   }
 
