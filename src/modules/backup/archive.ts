@@ -1,19 +1,22 @@
 /**
- * Backup archives: a directory tree as tar (tar-stream) compressed with zstd (node:zlib), with a
- * trailing `MANIFEST.sha256` entry in `sha256sum` format.
+ * Backup archives: a directory tree as tar (tar-stream) compressed with zstd, with a trailing
+ * `MANIFEST.sha256` entry in `sha256sum` format.
  *
  * createArchive streams file → SHA-256 → tar → zstd → disk. The main thread walks the tree, reads
  * each file a chunk at a time (into reused buffers), hashes it and packs tar into 1 MiB blocks;
- * a writer thread compresses the blocks (on Bun's thread pool), hashes and writes the frames in
- * order (see archive-writer.worker.ts). Each stage waits for the next one (back-pressure), so memory stays
- * flat whatever the tree's size.
+ * Bun's thread pool compresses the blocks (Bun.zstdCompress), and a writer thread hashes and
+ * writes the frames in order (see ArchiveWriter and archive-writer.worker.ts). Each stage waits
+ * for the next one (back-pressure), so memory stays flat whatever the tree's size.
  *
  * The archive is a series of independent zstd frames, one per block, which is one valid zstd
  * stream (`zstd -d`, `tar --zstd` and createZstdDecompress read it) and lets `workers` frames be
  * compressed at once. zstd's own multithreading (ZSTD_c_nbWorkers) is not usable: with it, Bun
  * 1.4.5's createZstdCompress stream fails with "stream.push() after EOF" (Node has the same bug,
- * nodejs/node#59899). Each frame carries zstd's content checksum, so a corrupted archive fails to
- * decompress even without the record's checksum.
+ * nodejs/node#59899). A node:zlib compress stream per worker, flushed after every block, was
+ * 15-20% slower: each block took several round trips between the pool and JavaScript. The frames
+ * carry no zstd content checksum (Bun.zstdCompress takes only a level); integrity rests on the
+ * record's SHA-256 of the archive and the manifest's SHA-256 of every file, both checked by
+ * verify and the archive's before every restore.
  */
 import { closeSync, constants as fsConstants, lstatSync, mkdirSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -68,8 +71,10 @@ const END_OF_ARCHIVE_BYTES = 1024;
 const MAX_MANIFEST_BYTES = 256 * MIB;
 /** Archive bytes between full collections of the writer thread's heap (see archive-writer.worker.ts). */
 const GC_EVERY_BYTES = 32 * MIB;
-/** Archive bytes between background fdatasyncs. */
+/** Archive bytes between fdatasyncs by the syncer thread. */
 const SYNC_EVERY_BYTES = 64 * MIB;
+/** Compressed bytes sent to the writer thread and not yet written (they wait for its fdatasync). */
+const MAX_UNWRITTEN_BYTES = 8 * MIB;
 
 /**
  * Read buffers, reused once the tar bytes they carry have been copied into a frame block. Fresh
@@ -191,16 +196,16 @@ function byteOrder(a: string, b: string): number {
 // Compressed output: tar bytes → zstd frames → file, hashed on the way
 
 /**
- * The archive's compress-hash-write side runs on a worker thread (archive-writer.worker.ts, an
- * extra entry point of the compiled binary: see build.ts). The main thread only walks, reads,
- * hashes files and packs tar; it hands full blocks of tar bytes over by transferring their
- * ArrayBuffers, which come back once compressed and written.
+ * Hashing and writing the archive run on a worker thread (archive-writer.worker.ts, an extra
+ * entry point of the compiled binary: see build.ts); compression runs on Bun's thread pool,
+ * started from here. The main thread walks, reads, hashes files, packs tar and hands each
+ * compressed frame to the writer by transferring its buffer.
  *
- * Why a thread: node:zlib allocates every output chunk afresh, hundreds of MiB a second, and the
- * collector frees them late (resident memory grew by 200+ MiB on a 500 MiB tree). The thread's
- * heap holds little else, so a full collection every GC_EVERY_BYTES there is cheap, where one of
- * the main heap took ~6 ms even in a bare process and would take more in the controller; and the
- * archive's hashing and writing leave the main thread.
+ * Why a thread: the archive's SHA-256, its writes and the periodic fdatasync would otherwise
+ * take turns with reading on the main thread; and the frames, allocated afresh for every block,
+ * are freed by the writer's small heap (a full collection every GC_EVERY_BYTES there is cheap,
+ * where one of the main heap took ~6 ms even in a bare process; left to the collector, resident
+ * memory grew by 200+ MiB on a 500 MiB tree).
  */
 const WRITER_URL = isCompiled() ? './modules/backup/archive-writer.worker.ts' : new URL('./archive-writer.worker.ts', import.meta.url).href;
 
@@ -213,14 +218,47 @@ function isCompiled(): boolean {
   return import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/');
 }
 
+/** A full block on its way: compressing, then its frame waiting for its turn to be written. */
+interface Job {
+  block: ArrayBuffer;
+  length: number;
+  frame?: Uint8Array;
+  started: boolean;
+}
+
 /**
- * Main-thread side of the writer: fills blocks with tar bytes and transfers them to the worker.
- * There are 2 × workers + 2 blocks; when all are with the worker, write() waits (back-pressure
- * from compression and disk all the way to file reading).
+ * Tar bytes → 1 MiB blocks → one zstd frame each (Bun.zstdCompress on the thread pool, at most
+ * `workers` at once) → the writer thread, in block order. Memory is bounded at every stage:
+ * workers + 2 blocks (write() waits while all are busy), and at most MAX_UNWRITTEN_BYTES of
+ * frames sent but not yet written (a block whose frame cannot be sent yet stays busy). So the
+ * back-pressure reaches from the disk to file reading, and memory stays flat whatever the
+ * tree's size.
+ *
+ * Compression is started from here rather than from the writer thread: its jobs then never
+ * wait for a thread that is hashing, writing or in fdatasync (measured: 15-20% more throughput).
+ * More blocks or more unwritten bytes made it slower, not faster (fewer cache hits).
  */
+/**
+ * The syncer thread: an fdatasync of the archive's fd per message, so the disk writes what the
+ * writer has written so far while everything else goes on (the final fsync then has little
+ * left). A failure is left to that final fsync, which reports it. Plain JavaScript from a blob
+ * URL: it is two lines, and needs no entry point of its own in the binary.
+ */
+const SYNCER_URL = URL.createObjectURL(
+  new Blob([`import { fdatasyncSync } from 'node:fs';\nself.onmessage = (event) => { try { fdatasyncSync(event.data); } catch {} postMessage(0); };`], { type: 'application/javascript' }),
+);
+
 class ArchiveWriter {
   private readonly worker: Worker;
+  private readonly syncer: Worker;
+  private syncing = false;
+  /** Bytes written since the last fdatasync was asked for. */
+  private sinceSync = 0;
   private readonly free: ArrayBuffer[] = [];
+  /** Blocks in order, from full to frame sent. */
+  private readonly jobs: Job[] = [];
+  private compressing = 0;
+  private unwritten = 0;
   private block: Uint8Array | undefined;
   private fill = 0;
   private failure: Error | undefined;
@@ -230,8 +268,12 @@ class ArchiveWriter {
   private crashed = false;
   private readonly post: (message: ToWriter, transfer?: ArrayBuffer[]) => void;
 
-  constructor(fd: number, level: number, workers: number) {
-    for (let i = 0; i < 2 * workers + 2; i++) this.free.push(new ArrayBuffer(BLOCK_BYTES));
+  constructor(
+    private readonly fd: number,
+    private readonly level: number,
+    private readonly workers: number,
+  ) {
+    for (let i = 0; i < workers + 2; i++) this.free.push(new ArrayBuffer(BLOCK_BYTES));
     this.worker = new Worker(WRITER_URL);
     this.post = (message, transfer = []) => this.worker.postMessage(message, transfer);
     this.worker.onmessage = (event: MessageEvent<FromWriter>) => this.onMessage(event.data);
@@ -240,16 +282,22 @@ class ArchiveWriter {
       this.crashed = true;
       this.onFailure(new Error(`archive writer thread failed: ${event.message}`));
     };
-    // A frame's output in one chunk: each further chunk is a round trip between the thread pool
-    // and JavaScript, and with 256 KiB chunks incompressible data went 2.4× slower.
-    this.post({ op: 'init', fd, level, workers, chunkSize: BLOCK_BYTES + 64 * 1024, syncEvery: SYNC_EVERY_BYTES, gcEvery: GC_EVERY_BYTES });
+    this.post({ op: 'init', fd, gcEvery: GC_EVERY_BYTES });
+    this.syncer = new Worker(SYNCER_URL);
+    this.syncer.onmessage = () => (this.syncing = false);
   }
 
   private onMessage(message: FromWriter): void {
     switch (message.op) {
-      case 'free':
-        this.free.push(message.buffer);
-        this.wakeUp();
+      case 'written':
+        this.unwritten -= message.bytes;
+        this.sinceSync += message.bytes;
+        if (!this.syncing && this.sinceSync >= SYNC_EVERY_BYTES) {
+          this.syncing = true;
+          this.sinceSync = 0;
+          this.syncer.postMessage(this.fd);
+        }
+        this.forward();
         break;
       case 'failed':
         this.onFailure(new Error(message.message));
@@ -275,7 +323,7 @@ class ArchiveWriter {
     wake?.();
   }
 
-  /** Copies `chunk` into blocks; waits only while every block is with the worker. */
+  /** Copies `chunk` into blocks; waits only while every block is busy. */
   async write(chunk: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < chunk.byteLength) {
@@ -289,24 +337,70 @@ class ArchiveWriter {
       this.block.set(chunk.subarray(offset, offset + n), this.fill);
       this.fill += n;
       offset += n;
-      if (this.fill === BLOCK_BYTES) this.send();
+      if (this.fill === BLOCK_BYTES) this.queueBlock();
     }
     if (this.failure) throw this.failure;
   }
 
-  private send(): void {
+  private queueBlock(): void {
     if (!this.block || this.fill === 0) return;
-    const buffer = this.block.buffer as ArrayBuffer;
-    this.post({ op: 'block', buffer, length: this.fill }, [buffer]);
+    this.jobs.push({ block: this.block.buffer as ArrayBuffer, length: this.fill, started: false });
     this.block = undefined;
     this.fill = 0;
+    this.compress();
   }
 
-  /** Sends the last block, waits until everything is compressed, written and fsynced; the archive's SHA-256 and size. */
+  /** Starts compressing the oldest waiting blocks, up to `workers` at once. */
+  private compress(): void {
+    for (const job of this.jobs) {
+      if (this.compressing >= this.workers || this.failure) return;
+      if (job.started) continue;
+      job.started = true;
+      this.compressing++;
+      Bun.zstdCompress(new Uint8Array(job.block, 0, job.length), { level: this.level }).then(
+        (frame) => {
+          this.compressing--;
+          job.frame = frame;
+          this.forward();
+          this.compress();
+        },
+        (error: unknown) => {
+          this.compressing--;
+          this.onFailure(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    }
+  }
+
+  /** Sends finished frames to the writer in block order while the unwritten bytes allow; their blocks become free. */
+  private forward(): void {
+    while (!this.failure && this.jobs[0]?.frame && this.unwritten < MAX_UNWRITTEN_BYTES) {
+      const job = this.jobs.shift()!;
+      const frame = job.frame!;
+      // A frame that is a view of a larger buffer is copied: transferring would detach the rest.
+      const own = frame.byteOffset === 0 && frame.byteLength === frame.buffer.byteLength ? frame : frame.slice();
+      this.unwritten += own.byteLength;
+      this.post({ op: 'frame', buffer: own.buffer as ArrayBuffer, length: own.byteLength }, [own.buffer as ArrayBuffer]);
+      this.free.push(job.block);
+    }
+    if (this.jobs.length === 0 || this.free.length > 0) this.wakeUp();
+    if (this.jobs.length === 0) this.drained?.();
+  }
+
+  private drained: (() => void) | undefined;
+
+  /** Queues the last block, waits until every frame is sent, then written and fsynced; the archive's SHA-256 and size. */
   async end(): Promise<{ checksum: string; size: number }> {
     if (this.failure) throw this.failure;
-    this.send();
+    this.queueBlock();
     try {
+      await new Promise<void>((resolve, reject) => {
+        this.drained = resolve;
+        this.settle = { resolve: () => resolve(), reject };
+        this.forward();
+      });
+      this.drained = undefined;
+      if (this.failure) throw this.failure;
       const result = await new Promise<{ checksum: string; size: number } | undefined>((resolve, reject) => {
         this.settle = { resolve, reject };
         this.post({ op: 'finish' });
@@ -316,6 +410,7 @@ class ArchiveWriter {
     } finally {
       this.settle = undefined;
       this.terminated = true;
+      await this.syncer?.terminate();
       await this.worker.terminate();
     }
   }
@@ -324,6 +419,7 @@ class ArchiveWriter {
   async abort(): Promise<void> {
     if (this.terminated) return;
     this.terminated = true;
+    this.failure ??= new Error('Archive aborted');
     if (!this.crashed) {
       await new Promise<void>((resolve) => {
         this.settle = { resolve: () => resolve(), reject: () => resolve() };
@@ -331,6 +427,7 @@ class ArchiveWriter {
       });
       this.settle = undefined;
     }
+    await this.syncer.terminate();
     await this.worker.terminate();
   }
 }

@@ -186,7 +186,7 @@ export class BackupManager {
     let quiesced = false;
     try {
       if (unit.quiesce && this.config().quiesceServices) quiesced = await this.quiesce(unit.quiesce);
-      prepared = unit.prepare?.();
+      prepared = await unit.prepare?.();
       const root = prepared?.root ?? unit.root!;
       const config = this.config();
       const result = await createArchive(root, file, { level: config.compressionLevel, workers: config.compressionWorkers, excludes: [...config.excludes, ...(unit.excludes ?? [])], signal: abort.signal });

@@ -5,6 +5,7 @@ import { LOCAL_NODE } from '../../core/services/registry';
 import type { Kernel } from '../../kernel';
 import type { BackupConfig } from './config';
 import { TARGET_TYPES, type TargetType } from './model';
+import { snapshotDatabase } from '../../storage/snapshot';
 
 /** Target words as the API, the console and schedules say them. */
 const WORDS: Record<string, TargetType | 'all'> = {
@@ -57,7 +58,7 @@ export interface BackupUnit {
   /** A local running backend whose world writes are paused around the archive. */
   quiesce?: string;
   /** Produces the tree to archive (a consistent database copy) and removes it afterwards. */
-  prepare?: () => { root: string; cleanup: () => void };
+  prepare?: () => Promise<{ root: string; cleanup: () => void }>;
   /** The node the target lives on, when not this machine (recorded with the skip). */
   nodeId?: string;
   /** Paths under the root left out besides the configured excludes (the supervisor's own files). */
@@ -114,13 +115,14 @@ export function resolveUnits(kernel: Kernel, types: readonly TargetType[], singl
 
 /**
  * A consistent copy of the live database, taken by SQLite itself (`VACUUM INTO` reads one
- * snapshot while the controller goes on writing), never a copy of the file under a writer.
+ * snapshot while the controller goes on writing, on a connection of its own off the event
+ * loop), never a copy of the file under a writer.
  */
-function databaseSnapshot(kernel: Kernel, stagingDir: string): { root: string; cleanup: () => void } {
+async function databaseSnapshot(kernel: Kernel, stagingDir: string): Promise<{ root: string; cleanup: () => void }> {
   const root = join(stagingDir, `_staging-db-${crypto.randomUUID()}`);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   try {
-    kernel.db.query('VACUUM INTO ?').run(join(root, `${kernel.config.database.name}.db`));
+    await snapshotDatabase(kernel.db, kernel.db.filename, join(root, `${kernel.config.database.name}.db`));
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
