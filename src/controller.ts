@@ -111,7 +111,7 @@ export interface ControllerOptions {
   /** Replaces the stop-and-exit of POST /api/shutdown (tests that must keep serving). */
   onShutdownRequest?: (reason: string) => void;
   /** Scaling and warm-pool timings (tests shorten the tick, the cooldowns and the pool interval). */
-  scaling?: Partial<ScalingTiming> & { warmPool?: Partial<WarmPoolTiming> };
+  scaling?: Partial<ScalingTiming> & { warmPool?: Partial<WarmPoolTiming>; /** The scaling engine's clock, which smart scaling reads too (tests walk a week in minutes). */ now?: () => number };
   /** Cluster timings (tests shorten the heartbeat, the node timeout and the reconciliation delay). */
   cluster?: Partial<ClusterTiming>;
 }
@@ -242,7 +242,7 @@ export class Controller {
     }
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
     const stress = new StressTest({ registry: services, groups, bus, log: log.child({ area: 'stress' }) });
-    const { warmPool: warmPoolTiming, ...scalingTiming } = options.scaling ?? {};
+    const { warmPool: warmPoolTiming, now: scalingClock, ...scalingTiming } = options.scaling ?? {};
     const scaling = new ScalingEngine({
       bus,
       log: log.child({ area: 'scaling' }),
@@ -255,6 +255,7 @@ export class Controller {
       ping: (host, port, timeoutMs) => pingServer(host, port, { timeoutMs, measureLatency: false }).then((status) => status.players.online, () => null),
       paused: () => stress.active,
       timing: { ...DEFAULT_SCALING_TIMING, tickMs: config.controller.scaling_tick_interval * 1000, ...scalingTiming },
+      ...(scalingClock ? { now: scalingClock } : {}),
     });
     const warmPool = new WarmPool({ bus, log: log.child({ area: 'warm-pool' }), registry: services, groups, manager, limits, timing: warmPoolTiming });
     const kernel: Kernel = {

@@ -52,10 +52,13 @@ export interface ScalingInput {
   placement: string;
   upCooldownMs: number;
   downCooldownMs: number;
+  /** What set minInstances when it is not the group's own (a schedule rule…), for the reasons. */
+  minimumSource?: string;
 }
 
 export type ScalingDecision =
-  | { kind: 'up'; count: number; from: number; to: number; reason: string }
+  /** `cause`: a refill up to minInstances, or the load (fill above the threshold, nothing routable). */
+  | { kind: 'up'; count: number; from: number; to: number; reason: string; cause: 'minimum' | 'load' }
   | { kind: 'down'; service: string; reason: string }
   | { kind: 'blocked'; reason: string }
   | { kind: 'hold'; reason: string };
@@ -84,7 +87,8 @@ export function decideScaling(input: ScalingInput): ScalingDecision[] {
     const count = Math.min(group.minInstances - live, Math.max(0, slotsLeft));
     if (count === 0) return [...decisions, { kind: 'hold', reason: `below minInstances (${live} of ${group.minInstances}) but every slot up to maxInstances ${group.maxInstances} is taken` }];
     const placed = Math.min(count, input.fits);
-    if (placed > 0) decisions.push({ kind: 'up', count: placed, from: live, to: live + placed, reason: `below minInstances (${live} of ${group.minInstances})` });
+    const minimum = input.minimumSource === undefined ? 'minInstances' : `the minimum of ${input.minimumSource}`;
+    if (placed > 0) decisions.push({ kind: 'up', count: placed, from: live, to: live + placed, reason: `below ${minimum} (${live} of ${group.minInstances})`, cause: 'minimum' });
     if (placed < count) decisions.push({ kind: 'blocked', reason: input.placement });
     return decisions;
   }
@@ -93,7 +97,7 @@ export function decideScaling(input: ScalingInput): ScalingDecision[] {
   if (up.due) {
     if (slotsLeft <= 0) return [...decisions, { kind: 'hold', reason: `${up.reason}, but the group is at maxInstances ${group.maxInstances}` }];
     if (input.fits < 1) return [...decisions, { kind: 'blocked', reason: input.placement }];
-    return [...decisions, { kind: 'up', count: 1, from: live, to: live + 1, reason: up.reason }];
+    return [...decisions, { kind: 'up', count: 1, from: live, to: live + 1, reason: up.reason, cause: 'load' }];
   }
   if (decisions.length > 0) return decisions;
 
@@ -123,7 +127,9 @@ function scaleUpReason(input: ScalingInput, remaining: readonly ServiceReading[]
 function scaleDownCandidate(input: ScalingInput, routable: readonly ServiceReading[]): { service: string | null; reason: string } {
   const { group, now } = input;
   if (group.idleTimeout <= 0) return { service: null, reason: 'idleTimeout 0: no scale-down' };
-  if (routable.length <= group.minInstances) return { service: null, reason: `routable ${routable.length} ≤ minInstances ${group.minInstances}` };
+  if (routable.length <= group.minInstances) {
+    return { service: null, reason: `routable ${routable.length} ≤ ${input.minimumSource === undefined ? 'minInstances' : `the minimum of ${input.minimumSource}`} ${group.minInstances}` };
+  }
   if (input.lastScaleDownAt !== null && now - input.lastScaleDownAt < input.downCooldownMs) {
     return { service: null, reason: `scale-down cooldown (${Math.ceil((input.downCooldownMs - (now - input.lastScaleDownAt)) / 1000)} s left)` };
   }
@@ -132,4 +138,28 @@ function scaleDownCandidate(input: ScalingInput, routable: readonly ServiceReadi
   const last = idle.at(-1); // the highest-numbered: lobbies fill from the lowest
   if (!last) return { service: null, reason: 'no instance idle long enough' };
   return { service: last.name, reason: `idle for ${Math.floor(last.idleMs / 1000)} s (idleTimeout ${group.idleTimeout} s), ${routable.length} routable > minInstances ${group.minInstances}` };
+}
+
+/**
+ * A group's bounds for a while (the smart scaling module's schedule rule, warm-up or
+ * prediction): a minimum above the group's own and, optionally, a lower maximum.
+ */
+export interface ScalingOverride {
+  minInstances: number;
+  maxInstances: number | null;
+  /** Says where it comes from, in the decisions' reasons: `schedule rule "peak"`. */
+  source: string;
+}
+
+/**
+ * The bounds the engine works with under an override: the minimum is the higher of the two,
+ * the maximum the lower, and neither crosses the group's own limits (the override never lowers
+ * the group's minimum nor raises its maximum). So the idle scale-down keeps what the schedule
+ * needs, and the refill starts what it asks for, in one engine: the two cannot flap.
+ */
+export function effectiveBounds(group: Pick<Group, 'minInstances' | 'maxInstances'>, override: ScalingOverride | null): { minInstances: number; maxInstances: number } {
+  if (!override) return { minInstances: group.minInstances, maxInstances: group.maxInstances };
+  const maxInstances = override.maxInstances === null ? group.maxInstances : Math.max(group.minInstances, Math.min(group.maxInstances, override.maxInstances));
+  const minInstances = Math.min(maxInstances, Math.max(group.minInstances, override.minInstances));
+  return { minInstances, maxInstances };
 }

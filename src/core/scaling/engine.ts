@@ -6,7 +6,7 @@ import type { PlayerTracker } from '../players/tracker';
 import type { ServiceManager } from '../services/manager';
 import type { ServiceRecord, ServiceRegistry } from '../services/registry';
 import { memoryMaxMb } from '../software/memory';
-import { decideScaling, type ScalingDecision, type ServiceReading } from './decide';
+import { decideScaling, effectiveBounds, type ScalingDecision, type ScalingOverride, type ServiceReading } from './decide';
 import { machineUsage, placementRoom, type MachineLimits } from './placement';
 
 export interface ScalingTiming {
@@ -42,6 +42,16 @@ export interface ScalingDeps {
   now?: () => number;
 }
 
+/**
+ * Where a module raises groups' minimums (smart scaling). Asked once per group per tick, so it
+ * must be cheap and must not throw; told when a tick starts instances that only the override
+ * asked for.
+ */
+export interface ScalingOverrides {
+  overrideFor(group: Group, now: number): ScalingOverride | null;
+  onOverrideStart(group: Group, override: ScalingOverride, started: number, had: number): void;
+}
+
 /** The longest wait between scaling starts of a group whose starts keep failing. */
 const MAX_START_BACKOFF_MS = 5 * 60_000;
 
@@ -72,6 +82,7 @@ export class ScalingEngine {
   private ticking: Promise<void> | null = null;
   private readonly now: () => number;
   private readonly unsubscribe: () => void;
+  private overrides: ScalingOverrides | null = null;
 
   constructor(private readonly deps: ScalingDeps) {
     this.now = deps.now ?? Date.now;
@@ -96,6 +107,27 @@ export class ScalingEngine {
     this.unsubscribe();
   }
 
+  /** The engine's clock (epoch ms): smart scaling samples and schedules by it too. */
+  clock(): number {
+    return this.now();
+  }
+
+  /** Installs (or with null removes) the module that raises group minimums; one at a time. */
+  setOverrides(overrides: ScalingOverrides | null): void {
+    this.overrides = overrides;
+  }
+
+  /** The override in force for a group now, if any (a throwing provider counts as none, logged). */
+  overrideOf(group: Group, now = this.now()): ScalingOverride | null {
+    if (!this.overrides) return null;
+    try {
+      return this.overrides.overrideFor(group, now);
+    } catch (error) {
+      this.deps.log.warn({ group: group.name, err: error }, 'scaling override failed; the group scales by its own bounds');
+      return null;
+    }
+  }
+
   /** One scaling pass over every group; overlapping calls share the pass in progress. */
   tick(): Promise<void> {
     this.ticking ??= this.runTick().finally(() => {
@@ -108,15 +140,18 @@ export class ScalingEngine {
    * The pure part of a tick, without pinging: readings from what is known now. A tick passes
    * the group's members and the machine's usage it read once for every group.
    */
-  decide(group: Group, now = this.now(), members = this.deps.registry.ofGroup(group.name), usage = machineUsage(this.deps.registry.all())): ScalingDecision[] {
+  decide(group: Group, now = this.now(), members = this.deps.registry.ofGroup(group.name), usage = machineUsage(this.deps.registry.all()), override = this.overrideOf(group, now)): ScalingDecision[] {
+    const bounds = effectiveBounds(group, override);
+    const raised = bounds.minInstances !== group.minInstances || bounds.maxInstances !== group.maxInstances;
     return decideScaling({
-      group,
+      group: raised ? { ...group, ...bounds } : group,
+      ...(raised && override ? { minimumSource: override.source } : {}),
       services: members.map((s) => this.reading(s, now)),
       pendingRestarts: this.deps.manager.pendingRestartsOf(group.name),
       now,
       lastScaleUpAt: this.lastUp.get(group.name) ?? null,
       lastScaleDownAt: this.lastDown.get(group.name) ?? null,
-      ...placementRoom(this.deps.limits(), usage, memoryMaxMb(group.memory), group.maxInstances),
+      ...placementRoom(this.deps.limits(), usage, memoryMaxMb(group.memory), bounds.maxInstances),
       upCooldownMs: this.deps.timing.upCooldownMs,
       downCooldownMs: this.deps.timing.downCooldownMs,
     });
@@ -144,9 +179,15 @@ export class ScalingEngine {
       if ((this.startFailures.get(group.name)?.until ?? 0) > now) continue;
       const own = members.get(group.name) ?? [];
       for (const service of own) this.observe(service, fresh.has(service.name), now);
-      const decisions = this.decide(group, now, own, usage);
+      const override = this.overrideOf(group, now);
+      const decisions = this.decide(group, now, own, usage, override);
       for (const decision of decisions) {
         this.carryOut(group, decision, now);
+        if (decision.kind === 'up' && decision.cause === 'minimum' && override) {
+          // Only what the group's own minimum would not have started is the override's doing.
+          const overrideStarted = decision.count - Math.max(0, group.minInstances - decision.from);
+          if (overrideStarted > 0) this.notifyOverrideStart(group, override, overrideStarted, decision.from);
+        }
         // What this tick starts counts against the machine for the groups after it.
         if (decision.kind === 'up') {
           usage.services += decision.count;
@@ -256,6 +297,14 @@ export class ScalingEngine {
     }
     this.lastDown.set(group.name, now);
     this.scaleDown(group.name, decision.service, decision.reason);
+  }
+
+  private notifyOverrideStart(group: Group, override: ScalingOverride, started: number, had: number): void {
+    try {
+      this.overrides?.onOverrideStart(group, override, started, had);
+    } catch (error) {
+      this.deps.log.warn({ group: group.name, err: error }, 'scaling override listener failed');
+    }
   }
 
   private startFailed(group: string, reason: string): void {

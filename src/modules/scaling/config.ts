@@ -1,0 +1,188 @@
+import { parse } from 'smol-toml';
+import { parseClock, parseDay, type ScheduleRule } from './schedule';
+import { isValidTimeZone, type Weekday } from './zoned';
+
+/**
+ * One group's smart scaling file, `config/modules/scaling/<Group>.toml` (the group's own
+ * spelling), read with the TOML parser and checked key by key: a problem names the key and what
+ * it expects, and turns that group's smart scaling off (the others go on).
+ */
+export interface GroupScalingConfig {
+  group: string;
+  enabled: boolean;
+  timezone: string;
+  rules: ScheduleRule[];
+  warmup: { enabled: boolean; leadTimeMinutes: number };
+  prediction: { enabled: boolean; percentile: number };
+}
+
+export const DEFAULT_LEAD_TIME_MINUTES = 10;
+export const DEFAULT_PERCENTILE = 90;
+const MAX_LEAD_TIME_MINUTES = 24 * 60;
+const MAX_RULES = 200;
+const MAX_INSTANCES = 10_000;
+
+export type ParsedScalingConfig = { ok: true; config: GroupScalingConfig } | { ok: false; problem: string };
+
+/** The defaults of a group without a file: schedule off, warm-up on (it only acts on rules), predictions off. */
+export function defaultScalingConfig(group: string, timezone: string): GroupScalingConfig {
+  return {
+    group,
+    enabled: false,
+    timezone,
+    rules: [],
+    warmup: { enabled: true, leadTimeMinutes: DEFAULT_LEAD_TIME_MINUTES },
+    prediction: { enabled: false, percentile: DEFAULT_PERCENTILE },
+  };
+}
+
+class Problem extends Error {}
+
+type Table = Record<string, unknown>;
+
+const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+const describe = (value: unknown): string => (Array.isArray(value) ? 'an array' : value instanceof Date ? 'a date' : isTable(value) ? 'a table' : JSON.stringify(value));
+
+function onlyKeys(table: Table, where: string, allowed: readonly string[]): void {
+  for (const key of Object.keys(table)) {
+    if (!allowed.includes(key)) throw new Problem(`${where === '' ? '' : `${where}.`}${key} is not a known key (known: ${allowed.join(', ')})`);
+  }
+}
+
+function sectionOf(root: Table, name: string): Table {
+  const value = root[name];
+  if (value === undefined) return {};
+  if (!isTable(value)) throw new Problem(`[${name}] must be a table, not ${describe(value)}`);
+  return value;
+}
+
+function bool(table: Table, where: string, key: string, fallback: boolean): boolean {
+  const value = table[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new Problem(`${where}.${key} must be true or false, not ${describe(value)}`);
+  return value;
+}
+
+function integer(table: Table, where: string, key: string, min: number, max: number): number | undefined {
+  const value = table[key];
+  if (value === undefined) return undefined;
+  const n = typeof value === 'bigint' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw new Problem(`${where}.${key} must be a whole number from ${min} to ${max}, not ${describe(value)}`);
+  return n;
+}
+
+function rule(value: unknown, index: number, seen: Set<string>): ScheduleRule {
+  const where = `schedule.rules[${index + 1}]`;
+  if (!isTable(value)) throw new Problem(`${where} must be a table ([[schedule.rules]]), not ${describe(value)}`);
+  onlyKeys(value, where, ['name', 'days', 'from', 'to', 'min_instances', 'max_instances']);
+  const name = value.name;
+  if (typeof name !== 'string' || name.trim() === '') throw new Problem(`${where}.name is required: a non-empty string naming the rule`);
+  const label = `${where} ("${name}")`;
+  if (seen.has(name.toLowerCase())) throw new Problem(`${label}: another rule already has this name; names must be unique`);
+  seen.add(name.toLowerCase());
+  const rawDays = value.days;
+  if (!Array.isArray(rawDays) || rawDays.length === 0) throw new Problem(`${label}.days is required: a non-empty array such as ["FRI", "SAT"]`);
+  const days: Weekday[] = [];
+  for (const raw of rawDays) {
+    const day = typeof raw === 'string' ? parseDay(raw) : null;
+    if (!day) throw new Problem(`${label}.days: ${describe(raw)} is not a day (MON..SUN or MONDAY..SUNDAY)`);
+    if (!days.includes(day)) days.push(day);
+  }
+  const clock = (key: 'from' | 'to'): string => {
+    const text = value[key];
+    if (typeof text !== 'string' || parseClock(text) === null) throw new Problem(`${label}.${key} must be a time of day "HH:MM" from "00:00" to "23:59", not ${text === undefined ? 'missing' : describe(text)}`);
+    const minutes = parseClock(text)!;
+    return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  };
+  const from = clock('from');
+  const to = clock('to');
+  const minInstances = integer(value, label, 'min_instances', 0, MAX_INSTANCES);
+  if (minInstances === undefined) throw new Problem(`${label}.min_instances is required: the group's minimum while the rule is in force`);
+  const maxInstances = integer(value, label, 'max_instances', 1, MAX_INSTANCES) ?? null;
+  if (maxInstances !== null && maxInstances < minInstances) throw new Problem(`${label}.max_instances (${maxInstances}) is below min_instances (${minInstances})`);
+  return { name, days, from, to, minInstances, maxInstances };
+}
+
+/** Parses and checks a file's text; `machineZone` is the zone of a file that names none. */
+export function parseScalingConfig(text: string, group: string, machineZone: string): ParsedScalingConfig {
+  let root: Table;
+  try {
+    root = parse(text) as Table;
+  } catch (error) {
+    return { ok: false, problem: `is not valid TOML: ${(error as Error).message.split('\n')[0]}` };
+  }
+  try {
+    onlyKeys(root, '', ['schedule', 'warmup', 'prediction']);
+    const schedule = sectionOf(root, 'schedule');
+    onlyKeys(schedule, 'schedule', ['enabled', 'timezone', 'rules']);
+    // A file without `enabled` but with rules means them (as the reference reads it).
+    const enabled = bool(schedule, 'schedule', 'enabled', true);
+    const zone = schedule.timezone;
+    if (zone !== undefined && (typeof zone !== 'string' || !isValidTimeZone(zone))) {
+      throw new Problem(`schedule.timezone must be an IANA time zone such as "Europe/Berlin" or "UTC", not ${describe(zone)}`);
+    }
+    const rawRules = schedule.rules ?? [];
+    if (!Array.isArray(rawRules)) throw new Problem(`schedule.rules must be written as [[schedule.rules]] tables, not ${describe(rawRules)}`);
+    if (rawRules.length > MAX_RULES) throw new Problem(`schedule.rules: at most ${MAX_RULES} rules, not ${rawRules.length}`);
+    const seen = new Set<string>();
+    const rules = rawRules.map((r, i) => rule(r, i, seen));
+    const warmup = sectionOf(root, 'warmup');
+    onlyKeys(warmup, 'warmup', ['enabled', 'lead_time_minutes']);
+    const prediction = sectionOf(root, 'prediction');
+    onlyKeys(prediction, 'prediction', ['enabled', 'percentile']);
+    return {
+      ok: true,
+      config: {
+        group,
+        enabled,
+        timezone: typeof zone === 'string' ? zone : machineZone,
+        rules,
+        warmup: { enabled: bool(warmup, 'warmup', 'enabled', true), leadTimeMinutes: integer(warmup, 'warmup', 'lead_time_minutes', 0, MAX_LEAD_TIME_MINUTES) ?? DEFAULT_LEAD_TIME_MINUTES },
+        prediction: { enabled: bool(prediction, 'prediction', 'enabled', false), percentile: integer(prediction, 'prediction', 'percentile', 1, 100) ?? DEFAULT_PERCENTILE },
+      },
+    };
+  } catch (error) {
+    if (error instanceof Problem) return { ok: false, problem: error.message };
+    throw error;
+  }
+}
+
+/** The file written for a group that has none: every key with its default and a comment, and an example rule left commented out. */
+export function renderDefaultScalingConfig(group: string, machineZone: string): string {
+  return [
+    `# Smart scaling of group "${group}": a timetable that raises the group's minimum, warm-up`,
+    '# ahead of it, and predictions from the group\'s own player history. svc keeps this file when',
+    '# the group is deleted. Apply changes with `scaling reload` (or a config reload).',
+    '',
+    '[schedule]',
+    '# Off until you turn it on. While a rule is in force the group never runs fewer than its',
+    '# min_instances: the autoscaler refills up to it and its idle scale-down stops above it.',
+    'enabled = false',
+    `# The zone the rules' days and times are in (IANA name). Default: this machine's zone.`,
+    `timezone = ${JSON.stringify(machineZone)}`,
+    '',
+    '# A rule opens on each listed day at `from` and closes at `to`; when `to` is not after',
+    '# `from` it closes the next day (a FRI 22:00-02:00 rule covers Saturday 01:00). When rules',
+    '# overlap, the highest min_instances wins. Days: MON..SUN or MONDAY..SUNDAY.',
+    '#',
+    '# [[schedule.rules]]',
+    '# name = "evening"',
+    '# days = ["FRI", "SAT"]',
+    '# from = "18:00"',
+    '# to = "23:30"',
+    '# min_instances = 3',
+    '# max_instances = 8        # optional: the group\'s maximum while the rule is in force',
+    '',
+    '[warmup]',
+    '# Start what a rule needs this many minutes before it opens, so servers are READY in time.',
+    'enabled = true',
+    `lead_time_minutes = ${DEFAULT_LEAD_TIME_MINUTES}`,
+    '',
+    '[prediction]',
+    '# Raise the minimum ahead of time from the same weekday and hour over the last 4 weeks of',
+    '# this group\'s history (a high percentile of the player count, rounded up to instances).',
+    'enabled = false',
+    `percentile = ${DEFAULT_PERCENTILE}`,
+    '',
+  ].join('\n');
+}

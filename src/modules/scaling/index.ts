@@ -1,0 +1,39 @@
+import type { Kernel } from '../../kernel';
+import type { ModuleContext, SvcModule } from '../module';
+import { PerController } from '../per-controller';
+import { scalingCommand } from './commands';
+import { scalingDoctorSection } from './doctor';
+import { scalingRoutes } from './routes';
+import { ScalingRuntime } from './runtime';
+import scaling0001 from './migrations/0001_scaling.sql' with { type: 'text' };
+
+const runtimes = new PerController<ScalingRuntime>('scaling');
+
+/** A controller's smart scaling runtime (tests and benchmarks drive its samples and read its store). */
+export const scalingRuntimeOf = (kernel: Kernel): ScalingRuntime => runtimes.of({ kernel } as ModuleContext);
+
+/**
+ * Smart scaling: per-group timetables that raise a group's minimum (in the group's time zone,
+ * warmed up ahead), and predictions from the group's own history, fed into the core scaling
+ * engine as its effective minimum so the two never fight. Samples each minute, 90 days kept;
+ * every decision stored with its source and reason.
+ */
+export const scalingModule: SvcModule = {
+  id: 'scaling',
+  name: 'Smart Scaling',
+  version: '1.0.0',
+  description: 'Schedules, warm-up and predictions on top of the autoscaler',
+  migrations: [{ version: 1, name: 'scaling', sql: scaling0001 }],
+  dashboard: { title: 'Smart Scaling', icon: 'TrendingUp', apiPrefix: '/api/scaling', sections: [{ title: 'Decisions', type: 'table', endpoint: '/decisions' }], pages: [{ path: '/modules/scaling', title: 'Smart Scaling' }] },
+  init(ctx) {
+    const runtime = new ScalingRuntime(ctx.kernel, ctx.log, ctx.dir);
+    runtime.start();
+    runtimes.set(ctx, runtime);
+  },
+  routes: (ctx) => scalingRoutes(runtimes.of(ctx)),
+  commands: (ctx) => [scalingCommand(runtimes.of(ctx))],
+  doctorChecks: (ctx) => [scalingDoctorSection(runtimes.of(ctx), ctx.kernel.dir)],
+  stop(ctx) {
+    runtimes.take(ctx)?.stop();
+  },
+};

@@ -1,0 +1,132 @@
+/**
+ * The smart-scaling timetable: weekly rules that raise a group's minimum instance count.
+ *
+ * A rule's window opens on each listed day at `from` (local wall time in the configured zone)
+ * and closes at `to` the same day when to > from; otherwise (to <= from) it is overnight and
+ * closes at `to` on the NEXT day, so from == to is a full 24 hours. A FRIDAY 22:00-02:00 rule
+ * covers Saturday 01:00 and not Friday 01:00.
+ *
+ * Rules are judged by the local wall clock, which is what makes clock-change days right: on a
+ * spring-forward day a 02:00-03:00 rule does not happen at all (those wall times do not exist)
+ * and a 01:00-04:00 rule lasts two real hours; on a fall-back day the repeated hour is inside a
+ * window that covers it both times.
+ *
+ * A rule with an unparseable from/to or no days is never in force: configuration is validated
+ * elsewhere, and the scaling loop must not throw over one bad rule.
+ */
+import { addDays, instantOf, localParts, MINUTE_MS, WEEKDAYS, weekdayOf, type LocalParts, type Weekday } from './zoned';
+
+export interface ScheduleRule {
+  name: string;
+  days: readonly Weekday[];
+  /** "HH:MM" */
+  from: string;
+  /** "HH:MM" */
+  to: string;
+  minInstances: number;
+  maxInstances: number | null;
+}
+
+const CLOCK = /^(\d{1,2}):(\d{2})$/;
+
+/** "HH:MM" or "H:MM", 00:00..23:59 (surrounding spaces ignored; no seconds) → minutes of the day, null when malformed. */
+export function parseClock(text: string): number | null {
+  if (typeof text !== 'string') return null;
+  const match = CLOCK.exec(text.trim());
+  if (!match) return null;
+  const hour = Number(match[1]);
+  const minute = Number(match[2]);
+  if (hour > 23 || minute > 59) return null;
+  return hour * 60 + minute;
+}
+
+const DAY_NAMES: ReadonlyMap<string, Weekday> = new Map(WEEKDAYS.flatMap((day) => [[day, day] as const, [day.slice(0, 3), day] as const]));
+
+/** MON..SUN or MONDAY..SUNDAY, any case, surrounding spaces ignored → Weekday, null otherwise. */
+export function parseDay(text: string): Weekday | null {
+  if (typeof text !== 'string') return null;
+  return DAY_NAMES.get(text.trim().toUpperCase()) ?? null;
+}
+
+function previousDay(day: Weekday): Weekday {
+  return WEEKDAYS[(WEEKDAYS.indexOf(day) + 6) % 7] ?? day;
+}
+
+function activeAtParts(rule: ScheduleRule, local: LocalParts): boolean {
+  const from = parseClock(rule.from);
+  const to = parseClock(rule.to);
+  if (from === null || to === null) return false;
+  const overnight = to <= from;
+  const now = local.minuteOfDay;
+  // Opened today and not yet closed (an overnight window is open until midnight).
+  if (rule.days.includes(local.weekday) && now >= from && (overnight || now < to)) return true;
+  // Opened yesterday and running past midnight.
+  return overnight && now < to && rule.days.includes(previousDay(local.weekday));
+}
+
+/** Whether the rule is in force at the instant, in the zone. */
+export function ruleActiveAt(rule: ScheduleRule, instantMs: number, timeZone: string): boolean {
+  return activeAtParts(rule, localParts(instantMs, timeZone));
+}
+
+/** The rule with the highest minInstances among those passing the test (ties: the earlier in the list), or null. */
+function highest(rules: readonly ScheduleRule[], test: (rule: ScheduleRule) => boolean): ScheduleRule | null {
+  let best: ScheduleRule | null = null;
+  for (const rule of rules) {
+    if (best !== null && rule.minInstances <= best.minInstances) continue;
+    if (test(rule)) best = rule;
+  }
+  return best;
+}
+
+/** The rule in force with the highest minInstances (ties: the earlier in the list), or null. */
+export function activeRule(rules: readonly ScheduleRule[], instantMs: number, timeZone: string): ScheduleRule | null {
+  const local = localParts(instantMs, timeZone);
+  return highest(rules, (rule) => activeAtParts(rule, local));
+}
+
+/**
+ * Whether one of the rule's windows opens in (instantMs, untilMs]. Covers windows shorter than
+ * the lead, which a look at untilMs alone would miss (the warm-up would stop before the rule starts).
+ */
+function opensWithin(rule: ScheduleRule, local: LocalParts, instantMs: number, untilMs: number, timeZone: string): boolean {
+  const from = parseClock(rule.from);
+  if (from === null || parseClock(rule.to) === null || rule.days.length === 0) return false;
+  // Local dates from today up to the one untilMs falls on (bounded: a week covers every weekday).
+  const lastDay = Math.min(Math.ceil((untilMs - instantMs) / (24 * 60 * MINUTE_MS)) + 1, 8);
+  for (let n = 0; n <= lastDay; n++) {
+    const date = addDays(local, n);
+    if (!rule.days.includes(weekdayOf(date))) continue;
+    // A `from` in a clock-change gap opens the window at the end of the gap, as the wall clock has it.
+    const opens = instantOf({ ...date, hour: Math.floor(from / 60), minute: from % 60 }, timeZone);
+    if (opens > untilMs) return false;
+    if (opens > instantMs) return true;
+  }
+  return false;
+}
+
+/**
+ * The rule NOT in force now that will be in force within leadMinutes: in force at
+ * instant + leadMinutes, or opening at some point up to then. Highest minInstances (ties: the
+ * earlier in the list), or null; leadMinutes <= 0 → null.
+ */
+export function warmupRule(rules: readonly ScheduleRule[], instantMs: number, timeZone: string, leadMinutes: number): ScheduleRule | null {
+  if (!(leadMinutes > 0)) return null;
+  const until = instantMs + leadMinutes * MINUTE_MS;
+  const now = localParts(instantMs, timeZone);
+  const then = localParts(until, timeZone);
+  return highest(rules, (rule) => !activeAtParts(rule, now) && (activeAtParts(rule, then) || opensWithin(rule, now, instantMs, until, timeZone)));
+}
+
+/** Of the active and the warm-up rule, the one with the higher minInstances (the active one on a tie), with which it is. */
+export function effectiveRule(
+  rules: readonly ScheduleRule[],
+  instantMs: number,
+  timeZone: string,
+  leadMinutes: number,
+): { rule: ScheduleRule; warmup: boolean } | null {
+  const active = activeRule(rules, instantMs, timeZone);
+  const warmup = warmupRule(rules, instantMs, timeZone, leadMinutes);
+  if (warmup !== null && (active === null || warmup.minInstances > active.minInstances)) return { rule: warmup, warmup: true };
+  return active === null ? null : { rule: active, warmup: false };
+}
