@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { decideScaling, type ScalingInput, type ServiceReading } from '../../../src/core/scaling/decide';
+import { decideScaling, effectiveBounds, type ScalingInput, type ServiceReading } from '../../../src/core/scaling/decide';
 
 const NOW = 1_000_000;
 
@@ -92,5 +92,30 @@ describe('scaling decision table', () => {
     expect(hold).toMatchObject({ kind: 'hold', reason: expect.stringContaining('at maxInstances') });
     const [blocked] = decideScaling(input({ services: [svc(1, { playerCount: 10 })], fits: 0, placement: 'max_services reached: 20 of 20' }));
     expect(blocked).toEqual({ kind: 'blocked', reason: 'max_services reached: 20 of 20' });
+  });
+});
+
+describe('effective bounds under an override (smart scaling)', () => {
+  const own = { minInstances: 1, maxInstances: 6 };
+  const cases: [string, Parameters<typeof effectiveBounds>[1], { minInstances: number; maxInstances: number }][] = [
+    ['no override: the group\'s own', null, { minInstances: 1, maxInstances: 6 }],
+    ['a higher minimum raises it', { minInstances: 3, maxInstances: null, source: 'r' }, { minInstances: 3, maxInstances: 6 }],
+    ['a lower minimum never lowers the group\'s own', { minInstances: 0, maxInstances: null, source: 'r' }, { minInstances: 1, maxInstances: 6 }],
+    ['a minimum above the group\'s maximum is capped there', { minInstances: 9, maxInstances: null, source: 'r' }, { minInstances: 6, maxInstances: 6 }],
+    ['a rule maximum lowers the maximum and caps the minimum', { minInstances: 5, maxInstances: 4, source: 'r' }, { minInstances: 4, maxInstances: 4 }],
+    ['a rule maximum never raises the group\'s own', { minInstances: 2, maxInstances: 10, source: 'r' }, { minInstances: 2, maxInstances: 6 }],
+    ['a rule maximum below the group\'s minimum stops there', { minInstances: 0, maxInstances: 0, source: 'r' }, { minInstances: 1, maxInstances: 1 }],
+  ];
+  test.each(cases)('%s', (_name, override, expected) => {
+    expect(effectiveBounds(own, override)).toEqual(expected);
+  });
+
+  test('the refill names what set the minimum, and is marked as a minimum refill; scale-down stops at it', () => {
+    const raised = input({ group: group({ minInstances: 3 }), services: [svc(1)], minimumSource: 'schedule rule "evening"' });
+    expect(decideScaling(raised)).toEqual([{ kind: 'up', count: 2, from: 1, to: 3, reason: 'below the minimum of schedule rule "evening" (1 of 3)', cause: 'minimum' }]);
+    const idle = input({ group: group({ minInstances: 2 }), services: [svc(1, { zeroReadings: 3, idleMs: 999_999 }), svc(2, { zeroReadings: 3, idleMs: 999_999 })], minimumSource: 'schedule rule "evening"' });
+    expect(decideScaling(idle)).toEqual([{ kind: 'hold', reason: expect.stringContaining('routable 2 ≤ the minimum of schedule rule "evening" 2') }]);
+    // The same readings without the raised minimum: the idle one goes.
+    expect(decideScaling({ ...idle, group: group({ minInstances: 1 }), minimumSource: undefined })[0]).toMatchObject({ kind: 'down', service: 'Lobby-2' });
   });
 });

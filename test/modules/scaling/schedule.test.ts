@@ -54,6 +54,7 @@ describe('parseClock', () => {
     ['00:00', 0],
     ['23:59', 1439],
     ['0:00', 0],
+    [' 17:00 ', 1020], // surrounding spaces ignored, as for days
   ])('%p → %d', (text, minutes) => {
     expect(parseClock(text)).toBe(minutes);
   });
