@@ -49,12 +49,14 @@ export interface HourSlot {
  * The local hour that contains instantMs, and the `count` - 1 local hours after it. Each slot is
  * one real local hour: a DST fall-back hour that happens twice is two slots, a skipped hour is
  * no slot. (With a 30-minute clock change, as in Australia/Lord_Howe, the hour the change lands
- * in is 30 or 90 real minutes and stays one slot.) count <= 0 → [].
+ * in is 30 or 90 real minutes and stays one slot.) count <= 0 or not finite → [].
  */
 export function hourSlots(instantMs: number, timeZone: string, count: number): HourSlot[] {
   const slots: HourSlot[] = [];
+  // A non-finite count would never end; a fractional one means its whole part.
+  const wanted = Number.isFinite(count) ? Math.floor(count) : 0;
   let start = hourStart(instantMs, timeZone);
-  while (slots.length < count) {
+  while (slots.length < wanted) {
     const end = hourEnd(start, timeZone);
     const local = localParts(start, timeZone);
     slots.push({ startMs: start, endMs: end, hour: local.hour, dayOfWeek: local.weekday });
@@ -70,12 +72,13 @@ export function hourSlots(instantMs: number, timeZone: string, count: number): H
  * not shift the hour. Each window is that week's local hour as hourSlots has it; on a fall-back
  * day where the hour happens twice it is the first time (matching instantOf), so a window is
  * one real hour whenever the zone changes by whole hours. A week whose hour did not exist (DST
- * gap) is left out.
+ * gap) is left out. weeks <= 0 or not finite → [].
  */
 export function sameHourWindows(targetMs: number, timeZone: string, weeks: number): { fromMs: number; toMs: number }[] {
   const target = localParts(targetMs, timeZone);
   const windows: { fromMs: number; toMs: number }[] = [];
-  for (let k = 1; k <= weeks; k++) {
+  const last = Number.isFinite(weeks) ? Math.floor(weeks) : 0;
+  for (let k = 1; k <= last; k++) {
     const date = addDays(target, -7 * k);
     const fromMs = instantOf({ ...date, hour: target.hour, minute: 0 }, timeZone);
     // In a gap instantOf answers the first instant after it, which is in a later hour.

@@ -119,7 +119,7 @@ describe('hourSlots', () => {
     ]);
   });
 
-  test.each([0, -1])('count %d → no slots', (count) => {
+  test.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('count %d → no slots', (count) => {
     expect(hourSlots(at('2026-03-06T12:00:00Z'), 'UTC', count)).toEqual([]);
   });
 });
@@ -146,6 +146,7 @@ describe('sameHourWindows', () => {
     // Lord_Howe Sunday 01:30 (+10:30), a week after its 30-minute fall-back: that week's hour 1 lasted 90 minutes.
     ['Australia/Lord_Howe', '2026-04-11T15:00:00Z', 2, ['2026-04-04T14:00/2026-04-04T15:30', '2026-03-28T14:00/2026-03-28T15:00'], '30-minute fall-back'],
     ['Europe/Berlin', '2026-04-02T18:30:00Z', 0, [], 'no weeks'],
+    ['Europe/Berlin', '2026-04-02T18:30:00Z', Number.POSITIVE_INFINITY, [], 'not a number of weeks'],
   ] as [string, string, number, string[], string][])('%s target %s, %d weeks (%s)', (zone, target, weeks, expected) => {
     expect(windowsOf(target, zone, weeks)).toEqual(expected);
   });
