@@ -317,7 +317,7 @@ export class Controller {
       keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, haproxyProtocol: haproxyProtocol(config), exec: (name, command) => manager.exec(name, command) });
       // Services the last controller left are known before the API answers anything.
       await manager.recover();
-      await modules.ready();
+      await modules.ready(kernel);
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
       if (config.loadbalancer.enabled) kernel.loadBalancer = startLoadBalancer(kernel);
@@ -503,7 +503,7 @@ export class Controller {
       this.server = undefined;
       this.guard?.stop();
     }
-    await kernel.modules.stop();
+    await kernel.modules.stop(kernel);
     this.checkpoints.stop();
     kernel.db.close();
     kernel.log.info({ reason }, 'controller stopped');

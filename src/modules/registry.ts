@@ -19,8 +19,10 @@ export interface ModuleInfo {
   name: string;
   version: string;
   description: string;
-  /** active: loaded by this run; available: in the binary, not loaded. */
-  status: 'active' | 'available';
+  /** active: loaded by this run; failed: installed, but its start failed (see `error`); available: in the binary, not loaded. */
+  status: 'active' | 'available' | 'failed';
+  /** Why it failed to start this run; null otherwise. */
+  error: string | null;
   /** Loaded by this run (status active), under the name the dashboard's settings page reads. */
   loaded: boolean;
   /** Whether its module file is in modules/ now (loaded on the next start). */
@@ -44,6 +46,8 @@ export class ModuleRegistry {
   private readonly provided = new Map<keyof ModuleServices, ModuleServices[keyof ModuleServices]>();
   private dir: string | null = null;
   private readonly configProblems: string[] = [];
+  /** Modules whose start failed this run, with the reason. */
+  private readonly failures = new Map<string, string>();
 
   constructor(private readonly modules: readonly SvcModule[]) {
     const seen = new Set<string>();
@@ -73,17 +77,52 @@ export class ModuleRegistry {
       const dir = join(kernel.dir, 'config', 'modules', module.id);
       const config = module.configSchema ? this.loadConfig(module, dir, log) : {};
       const ctx: ModuleContext = { kernel, log, config, dir };
-      await module.init?.(ctx);
-      for (const command of module.commands?.(ctx) ?? []) kernel.commands.register(command);
+      try {
+        await module.init?.(ctx);
+        for (const command of module.commands?.(ctx) ?? []) kernel.commands.register(command);
+      } catch (error) {
+        await this.disable(kernel, module, ctx, 'init', error);
+        continue;
+      }
       this.started.push({ module, ctx });
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
       log.info({ version: module.version }, 'module loaded');
     }
   }
 
-  /** Calls every started module's ready hook, in start order, once services are recovered. */
-  async ready(): Promise<void> {
-    for (const { module, ctx } of this.started) await module.ready?.(ctx);
+  /**
+   * Calls every started module's ready hook, in start order, once services are recovered; a
+   * module whose hook throws is stopped and left out (its routes are not mounted). Each one
+   * that is ready publishes MODULE_ENABLED.
+   */
+  async ready(kernel: Kernel): Promise<void> {
+    for (const entry of [...this.started]) {
+      const { module, ctx } = entry;
+      try {
+        await module.ready?.(ctx);
+      } catch (error) {
+        this.started.splice(this.started.indexOf(entry), 1);
+        await this.disable(kernel, module, ctx, 'ready', error);
+        continue;
+      }
+      kernel.bus.publish('MODULE_ENABLED', { moduleId: module.id, moduleName: module.name });
+    }
+  }
+
+  /**
+   * A module that failed to start: stopped (what it set up is released), reported, and off for
+   * this run; the controller and the other modules go on.
+   */
+  private async disable(kernel: Kernel, module: SvcModule, ctx: ModuleContext, stage: 'init' | 'ready', error: unknown): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.failures.set(module.id, reason);
+    ctx.log.error({ err: error }, `module "${module.id}" failed to start (${stage}): ${reason}; it is off until the next start, the rest runs on`);
+    try {
+      await module.stop?.(ctx);
+    } catch (stopError) {
+      ctx.log.warn({ err: stopError }, 'module stop after a failed start failed too');
+    }
+    kernel.bus.publish('MODULE_DISABLED', { moduleId: module.id, moduleName: module.name });
   }
 
   /** Offers a typed service to core and other modules (during init); one provider per key. */
@@ -133,7 +172,8 @@ export class ModuleRegistry {
         name: m.name,
         version: m.version,
         description: m.description,
-        status: active.has(m.id) ? 'active' : 'available',
+        status: active.has(m.id) ? 'active' : this.failures.has(m.id) ? 'failed' : 'available',
+        error: this.failures.get(m.id) ?? null,
         loaded: active.has(m.id),
         installed,
         restartRequired: installed !== active.has(m.id),
@@ -179,13 +219,14 @@ export class ModuleRegistry {
     writeFileAtomic(this.fileOf(module.id), `${JSON.stringify({ id: module.id, version: module.version, installedAt: new Date().toISOString() })}\n`);
   }
 
-  async stop(): Promise<void> {
+  async stop(kernel: Kernel): Promise<void> {
     for (const { module, ctx } of this.started.reverse()) {
       try {
         await module.stop?.(ctx);
       } catch (error) {
         ctx.log.error({ err: error }, 'module stop failed');
       }
+      kernel.bus.publish('MODULE_DISABLED', { moduleId: module.id, moduleName: module.name });
     }
     this.started.length = 0;
     this.provided.clear();

@@ -1,6 +1,6 @@
 /** Dedicated services over HTTP, with the fake Paper fixture as the server (real processes and sockets). */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller } from '../../src/controller';
 import { DEDICATED_FIELDS } from '../../src/core/dedicated/model';
@@ -370,6 +370,22 @@ describe('lifecycle (real processes)', () => {
     expect((await readJson(res)).message).toContain('not running');
     await waitFor(async () => (await detail('Survival')).state === 'READY', { what: 'Survival READY' });
     expect((await post('/api/dedicated/Survival/stop')).status).toBe(200);
+  });
+
+  test('a restart whose start half fails is 409 SERVICE_RESTART_FAILED naming that half', async () => {
+    expect((await post('/api/dedicated', fakeDedicated('Fragile', freePort()))).status).toBe(201);
+    expect((await post('/api/dedicated/Fragile/start')).status).toBe(200);
+    await waitFor(async () => (await detail('Fragile')).state === 'READY', { what: 'Fragile READY' });
+    // The directory goes away under the running server (an operator's mv): it stops, but cannot start again.
+    renameSync(dirOf('Fragile'), `${dirOf('Fragile')}.moved`);
+    const res = await post('/api/dedicated/Fragile/restart');
+    expect(res.status).toBe(409);
+    const body = await expectErrorBody(res);
+    expect(body.error).toBe('SERVICE_RESTART_FAILED');
+    expect(body.message).toMatch(/^restart of Fragile: it stopped, but the start half failed: the directory of Fragile .* is gone/);
+    expect((await c.api('/api/services/Fragile')).status).toBe(404);
+    renameSync(`${dirOf('Fragile')}.moved`, dirOf('Fragile'));
+    expect((await c.api('/api/dedicated/Fragile', { method: 'DELETE' })).status).toBe(200);
   });
 
   test('a port held by another process: start is 409 DEDICATED_PORT_IN_USE', async () => {

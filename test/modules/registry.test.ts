@@ -123,7 +123,7 @@ describe('module interface', () => {
 
   test('is listed active with its dashboard manifest', async () => {
     expect(await readJson(await c.api('/api/modules'))).toEqual({
-      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', loaded: true, installed: true, restartRequired: false, dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
+      modules: [{ id: 'notes', name: 'Notes', version: '1.2.0', description: 'keeps notes', status: 'active', error: null, loaded: true, installed: true, restartRequired: false, dashboard: { title: 'Notes', pages: [{ path: '/notes', title: 'Notes' }] } }],
     });
   });
 
@@ -251,6 +251,62 @@ describe('ready hook and typed services', () => {
       await c.stop();
     }
     expect(c.controller.kernel.modules.lookup('players')).toBeUndefined();
+  });
+});
+
+describe('module lifecycle events and failed starts', () => {
+  const failing = (id: string, stage: 'init' | 'ready'): SvcModule => ({
+    id,
+    name: `Failing ${stage}`,
+    version: '1',
+    description: `throws in ${stage}`,
+    [stage]: () => {
+      throw new Error(`${id} cannot open its socket`);
+    },
+    stop: () => void stopped.push(id),
+    routes: () => [
+      defineRoute({ method: 'GET', path: `/api/${id}`, auth: 'service', tag: 'test', summary: 'x', response: { 200: t.Object({ ok: t.Boolean() }) }, handler: () => ({ ok: true }) }),
+    ],
+  });
+
+  test('MODULE_ENABLED once a module is ready, MODULE_DISABLED at shutdown; both audited', async () => {
+    const c = await startController({ modules: [notesModule] });
+    const events: string[] = [];
+    c.controller.kernel.bus.subscribe((e) => (e.type === 'MODULE_ENABLED' || e.type === 'MODULE_DISABLED') && events.push(`${e.type} ${e.data.moduleId} ${e.data.moduleName}`));
+    const audit = await readJson(await c.api('/api/audit?action=MODULE_ENABLED'));
+    expect(audit.entries.map((e: { details: string }) => e.details)).toEqual([expect.stringContaining('notes')]);
+    await c.stopKeepingDir();
+    expect(events).toEqual(['MODULE_DISABLED notes Notes']);
+    // The shutdown's MODULE_DISABLED reached the audit log before the database closed.
+    const again = await startController({ modules: [notesModule], dir: c.dir });
+    try {
+      const disabled = await readJson(await again.api('/api/audit?action=MODULE_DISABLED'));
+      expect(disabled.total).toBe(1);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test('a module whose init or ready throws is stopped and off (failed, with the reason); the controller and the others run on', async () => {
+    const c = await startController({ modules: [notesModule, failing('brokeninit', 'init'), failing('brokenready', 'ready')] });
+    try {
+      const { modules } = await readJson(await c.api('/api/modules'));
+      const byId = Object.fromEntries(modules.map((m: { id: string }) => [m.id, m]));
+      expect(byId.notes).toMatchObject({ status: 'active', error: null, loaded: true });
+      expect(byId.brokeninit).toMatchObject({ status: 'failed', error: 'brokeninit cannot open its socket', loaded: false, installed: true });
+      expect(byId.brokenready).toMatchObject({ status: 'failed', error: 'brokenready cannot open its socket', loaded: false, installed: true });
+      expect(stopped).toContain('brokeninit');
+      expect(stopped).toContain('brokenready');
+      // Their routes are not mounted; the healthy module's are.
+      expect((await c.api('/api/brokenready')).status).toBe(404);
+      expect((await c.api('/api/brokeninit')).status).toBe(404);
+      expect((await c.api('/api/notes', { method: 'POST', json: { text: 'still here' } })).status).toBe(201);
+      const disabled = await readJson(await c.api('/api/audit?action=MODULE_DISABLED'));
+      expect(disabled.entries.map((e: { target: string }) => e.target).sort()).toEqual(['brokeninit', 'brokenready']);
+      expect(c.logs.some((l) => l.includes('module \\"brokenready\\" failed to start (ready)') || l.includes('module "brokenready" failed to start (ready)'))).toBe(true);
+    } finally {
+      await c.stop();
+    }
   });
 });
 

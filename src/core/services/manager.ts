@@ -84,6 +84,8 @@ export interface ManagerTiming {
   staleTimeoutMs: number;
   /** How often the stale check runs. */
   staleCheckMs: number;
+  /** After a SIGKILL (or a remote node's kill), how long the exit may take before the stop counts as failed. */
+  killTimeoutMs: number;
 }
 
 export const DEFAULT_MANAGER_TIMING: ManagerTiming = {
@@ -92,6 +94,7 @@ export const DEFAULT_MANAGER_TIMING: ManagerTiming = {
   restart: DEFAULT_RESTART_TIMING,
   staleTimeoutMs: 300_000,
   staleCheckMs: 10_000,
+  killTimeoutMs: 10_000,
 };
 
 interface Instance {
@@ -613,8 +616,23 @@ export class ServiceManager {
     if (!exited) {
       this.deps.log.warn({ service: record.name }, `did not stop within ${this.timing.stopTimeoutMs} ms: killing it`);
       handle.signal('SIGKILL');
-      await handle.exited;
+      const killed = await Promise.race([handle.exited.then(() => true), delay(this.timing.killTimeoutMs).then(() => false)]);
+      if (!killed) {
+        // Still there after a kill (a process stuck in the kernel, a node that does not answer):
+        // the stop failed; the record stays STOPPING and the rest of the stop runs if it ever ends.
+        const where = record.nodeId === LOCAL_NODE ? `pid ${record.pid ?? '?'}` : `node ${record.nodeId} did not confirm`;
+        const reason = `${record.name} did not end within ${Math.round(this.timing.killTimeoutMs / 1000)} s of SIGKILL (${where})`;
+        this.deps.log.error({ service: record.name }, reason);
+        void handle.exited.then(() => this.finishHalt(instance)).catch((error: unknown) => this.deps.log.error({ service: record.name, err: error }, 'finishing a late stop failed'));
+        throw new ApiError('SERVICE_STOP_FAILED', `${reason}; it is still STOPPING and finishes when the process ends (check the machine${record.nodeId === LOCAL_NODE ? '' : ' and the agent'})`);
+      }
     }
+    await this.finishHalt(instance);
+  }
+
+  /** The stop's tail once the process has ended: ports, the stop hooks, STOPPED, clean-up. */
+  private async finishHalt(instance: Instance): Promise<void> {
+    const { record } = instance;
     this.deps.ports.release(record.name);
     record.pid = null;
     instance.warming?.reject(new Error(`${record.name} was stopped before it was prepared`));
@@ -630,10 +648,19 @@ export class ServiceManager {
     this.require(name).handle?.signal('SIGKILL');
   }
 
+  /** Stop, then start again; a failure of either half is SERVICE_RESTART_FAILED saying which half and why. */
   async restart(name: string, actor: Actor): Promise<ServiceRecord> {
     const { group, isDedicated } = this.require(name).record;
-    await this.stop(name, actor);
-    return isDedicated ? this.startDedicated(name, actor) : this.start(group, actor);
+    try {
+      await this.stop(name, actor);
+    } catch (error) {
+      throw new ApiError('SERVICE_RESTART_FAILED', `restart of ${name}: the stop half failed, nothing was started: ${reasonOf(error)}`);
+    }
+    try {
+      return await (isDedicated ? this.startDedicated(name, actor) : this.start(group, actor));
+    } catch (error) {
+      throw new ApiError('SERVICE_RESTART_FAILED', `restart of ${name}: it stopped, but the start half failed: ${reasonOf(error)}`);
+    }
   }
 
   /**
@@ -977,3 +1004,5 @@ export function shutdownWave(record: Pick<ServiceRecord, 'isDedicated' | 'isProx
   if (group?.stopOnEmpty) return 1;
   return 2;
 }
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
