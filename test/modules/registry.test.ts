@@ -284,6 +284,7 @@ describe('module lifecycle events and failed starts', () => {
       expect(disabled.total).toBe(1);
     } finally {
       await again.stop();
+      rmSync(c.dir, { recursive: true, force: true });
     }
   });
 
