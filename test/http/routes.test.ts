@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_CONFIG_TEXT } from '../../src/config/load';
 import { startController, expectErrorBody, readJson, waitFor, type TestController } from '../support/controller';
 import { BUILTIN_MODULES } from '../../src/modules/builtin';
+import { BUILTIN_MODULES } from '../../src/modules/builtin';
 
 let c: TestController;
 beforeAll(async () => {
@@ -298,7 +299,8 @@ describe('POST /api/shutdown', () => {
     await waitFor(() => d.shutdowns.length > 0, { what: 'exit' });
     expect(Date.now() - asked).toBeGreaterThanOrEqual(240);
     expect(d.shutdowns).toEqual([0]);
-    expect(events).toEqual(['API_STOPPED:shutdown requested through the API']);
+    // The API stops first; then each module stops (MODULE_DISABLED), the database closing last.
+    expect(events).toEqual(['API_STOPPED:shutdown requested through the API', ...BUILTIN_MODULES.map(() => 'MODULE_DISABLED:')]);
     expect(() => d.controller.kernel.db.query('SELECT 1').get()).toThrow();
     expect(fetch(`${d.url}/api/health`)).rejects.toThrow();
     await d.stop();
