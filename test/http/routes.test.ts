@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { DEFAULT_CONFIG_TEXT } from '../../src/config/load';
 import { startController, expectErrorBody, readJson, waitFor, type TestController } from '../support/controller';
 import { BUILTIN_MODULES } from '../../src/modules/builtin';
-import { BUILTIN_MODULES } from '../../src/modules/builtin';
 
 let c: TestController;
 beforeAll(async () => {

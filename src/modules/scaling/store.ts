@@ -83,15 +83,15 @@ export class ScalingStore {
       .map((r) => r.players);
   }
 
-  /** The group's hourly aggregates from the hour containing `fromMs` on, oldest first. */
-  hoursSince(group: string, fromMs: number): HourAggregate[] {
+  /** The group's hourly aggregates of the hours containing [fromMs, toMs), oldest first (a clock stepped back leaves later rows; they are not "since"). */
+  hoursBetween(group: string, fromMs: number, toMs: number): HourAggregate[] {
     const id = this.existingId(group);
     if (id === undefined) return [];
     return this.db
-      .query<{ hour: number; samples: number; players_sum: number; players_max: number; services_sum: number }, [number, number]>(
-        'SELECT hour, samples, players_sum, players_max, services_sum FROM scaling_hourly WHERE group_id = ? AND hour >= ? ORDER BY hour',
+      .query<{ hour: number; samples: number; players_sum: number; players_max: number; services_sum: number }, [number, number, number]>(
+        'SELECT hour, samples, players_sum, players_max, services_sum FROM scaling_hourly WHERE group_id = ? AND hour >= ? AND hour < ? ORDER BY hour',
       )
-      .all(id, Math.floor(fromMs / HOUR_MS))
+      .all(id, Math.floor(fromMs / HOUR_MS), Math.ceil(toMs / HOUR_MS))
       .map((r) => ({ hourMs: r.hour * HOUR_MS, samples: r.samples, playersSum: r.players_sum, playersMax: r.players_max, servicesSum: r.services_sum }));
   }
 

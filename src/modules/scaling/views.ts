@@ -75,7 +75,7 @@ export function historyView(runtime: ScalingRuntime, name: string, hours: number
   const spelled = group?.name ?? name;
   const now = runtime.now();
   const from = (Math.floor(now / HOUR_MS) - hours + 1) * HOUR_MS;
-  const snapshots = runtime.store.hoursSince(spelled, from).map((h) => ({
+  const snapshots = runtime.store.hoursBetween(spelled, from, now + 1).map((h) => ({
     timestamp: iso(h.hourMs),
     playerCount: Math.round(h.playersSum / h.samples),
     serviceCount: Math.round(h.servicesSum / h.samples),

@@ -94,10 +94,20 @@ function wallOfSecond(instantMs: number, timeZone: string): number {
   return utc(year, month, day, hour, minute, second);
 }
 
+/** Offsets already computed, by zone and exact second: a scaling tick asks for the same few instants (hour starts, the weeks before) for every group of a zone. */
+const offsets = new Map<string, number>();
+const MAX_CACHED_OFFSETS = 4096;
+
 /** The zone's offset (wall - instant) in force at the instant, in milliseconds. */
 export function offsetAt(instantMs: number, timeZone: string): number {
   const second = Math.floor(instantMs / 1000) * 1000;
-  return wallOfSecond(second, timeZone) - second;
+  const key = `${timeZone}\u0000${second}`;
+  const cached = offsets.get(key);
+  if (cached !== undefined) return cached;
+  const offset = wallOfSecond(second, timeZone) - second;
+  if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
+  offsets.set(key, offset);
+  return offset;
 }
 
 /** The wall time of the instant, to the millisecond. */

@@ -29,15 +29,17 @@ describe('ScalingStore', () => {
     expect(s.addSamples(T0 + 30_000, [{ group: 'Lobby', players: 99, services: 9 }])).toBe(0);
     s.addSamples(T0 + MINUTE_MS, [{ group: 'Lobby', players: 10, services: 2 }]);
     s.addSamples(T0 + HOUR_MS, [{ group: 'Lobby', players: 1, services: 1 }]);
-    expect(s.hoursSince('Lobby', T0)).toEqual([
+    expect(s.hoursBetween('Lobby', T0, T0 + 2 * HOUR_MS)).toEqual([
       { hourMs: T0, samples: 2, playersSum: 14, playersMax: 10, servicesSum: 3 },
       { hourMs: T0 + HOUR_MS, samples: 1, playersSum: 1, playersMax: 1, servicesSum: 1 },
     ]);
-    expect(s.hoursSince('Lobby', T0 + HOUR_MS + 5 * MINUTE_MS)).toHaveLength(1);
+    expect(s.hoursBetween('Lobby', T0 + HOUR_MS + 5 * MINUTE_MS, T0 + 2 * HOUR_MS)).toHaveLength(1);
+    // Only the hours asked for: a later row (a clock stepped back) is not in an earlier window.
+    expect(s.hoursBetween('Lobby', T0, T0 + 1).map((h) => h.hourMs)).toEqual([T0]);
     expect(s.playersBetween('Lobby', T0, T0 + HOUR_MS).sort((a, b) => a - b)).toEqual([4, 10]);
     expect(s.playersBetween('Lobby', T0 + MINUTE_MS, T0 + HOUR_MS + MINUTE_MS).sort((a, b) => a - b)).toEqual([1, 10]);
     expect(s.playersBetween('Nobody', T0, T0 + HOUR_MS)).toEqual([]);
-    expect(s.hoursSince('Nobody', 0)).toEqual([]);
+    expect(s.hoursBetween('Nobody', 0, T0)).toEqual([]);
   });
 
   test('decisions: newest first, limited, total counts the filter, group in any case', () => {
@@ -59,7 +61,7 @@ describe('ScalingStore', () => {
     s.addDecision({ at: T0 + 2 * HOUR_MS, group: 'Lobby', action: 'scale_down', reason: 'new', source: 'engine', servicesStarted: 0 });
     expect(s.prune(T0 + HOUR_MS)).toBe(5); // 2 samples, 2 hours, 1 decision
     expect(s.playersBetween('Game', 0, T0 + 3 * HOUR_MS)).toEqual([4]);
-    expect(s.hoursSince('Lobby', 0).map((h) => h.hourMs)).toEqual([T0 + 2 * HOUR_MS]);
+    expect(s.hoursBetween('Lobby', 0, T0 + 3 * HOUR_MS).map((h) => h.hourMs)).toEqual([T0 + 2 * HOUR_MS]);
     expect(s.decisions(10).decisions.map((d) => d.reason)).toEqual(['new']);
   });
 });
