@@ -1,3 +1,6 @@
+import { offsetAt, wallOf } from '../../core/time/zone';
+
+export { canonicalTimeZone, isValidTimeZone } from '../../core/time/zone';
 /**
  * Five-field cron expressions for the backup schedules, evaluated in an IANA time zone.
  *
@@ -168,53 +171,7 @@ export function validateCron(expression: string): void {
 
 // ---------------------------------------------------------------------------------------------
 // Wall clock: "wall" times are the local date and time of a zone written as if they were UTC
-// milliseconds, so calendar arithmetic on them is plain UTC arithmetic.
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    // Throws RangeError for a zone the runtime does not know.
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Whether the runtime knows the zone (IANA names like Europe/Berlin, UTC, or an offset like +01:00). */
-export function isValidTimeZone(timeZone: string): boolean {
-  if (typeof timeZone !== 'string' || timeZone.trim() === '') return false;
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The zone's own spelling of a name it accepts (`europe/berlin` → `Europe/Berlin`). */
-export function canonicalTimeZone(timeZone: string): string {
-  return formatter(timeZone).resolvedOptions().timeZone;
-}
-
-/** The wall time of an instant (whole seconds; years of the Common Era, as schedules need). */
-function wallOf(instant: number, timeZone: string): number {
-  const parts: Record<string, string> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(instant))) parts[p.type] = p.value;
-  return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-}
-
-const offsetAt = (instant: number, timeZone: string): number => wallOf(instant, timeZone) - Math.floor(instant / 1000) * 1000;
+// milliseconds (see core/time/zone.ts, which this shares with smart scaling).
 
 /** Every instant (0, 1 or 2) whose wall time is `wall`, earliest first. */
 function instantsOf(wall: number, timeZone: string): number[] {

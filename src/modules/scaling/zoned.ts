@@ -10,6 +10,10 @@
  * the era, so years before 1 would read wrong; schedules never need them).
  */
 
+import { offsetAt, utc, wallOf } from '../../core/time/zone';
+
+export { isValidTimeZone, machineTimeZone, offsetAt, wallOf } from '../../core/time/zone';
+
 export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
@@ -42,79 +46,6 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
 
-// One formatter per zone: building one costs far more than formatting with it, and the scaling
-// loop asks for the same few zones many times a second.
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  const cached = formatters.get(timeZone);
-  if (cached) return cached;
-  // Throws RangeError for a zone the runtime does not know; nothing is cached then.
-  const created = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    // Seconds too: historic offsets (local mean time) are not whole minutes, and offsets must be exact.
-    second: 'numeric',
-  });
-  formatters.set(timeZone, created);
-  return created;
-}
-
-/** Date.UTC for any Common Era year (Date.UTC maps years 0-99 to 1900-1999). */
-function utc(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  if (year >= 100 || year < 0) return ms;
-  const d = new Date(ms);
-  d.setUTCFullYear(year, month - 1, day);
-  return d.getTime();
-}
-
-/** The wall time of the whole second that contains the instant. */
-function wallOfSecond(instantMs: number, timeZone: string): number {
-  let year = 0;
-  let month = 1;
-  let day = 1;
-  let hour = 0;
-  let minute = 0;
-  let second = 0;
-  for (const part of formatter(timeZone).formatToParts(new Date(instantMs))) {
-    if (part.type === 'year') year = Number(part.value);
-    else if (part.type === 'month') month = Number(part.value);
-    else if (part.type === 'day') day = Number(part.value);
-    // Some engines still print midnight as 24 even with h23.
-    else if (part.type === 'hour') hour = Number(part.value) % 24;
-    else if (part.type === 'minute') minute = Number(part.value);
-    else if (part.type === 'second') second = Number(part.value);
-  }
-  return utc(year, month, day, hour, minute, second);
-}
-
-/** Offsets already computed, by zone and exact second: a scaling tick asks for the same few instants (hour starts, the weeks before) for every group of a zone. */
-const offsets = new Map<string, number>();
-const MAX_CACHED_OFFSETS = 4096;
-
-/** The zone's offset (wall - instant) in force at the instant, in milliseconds. */
-export function offsetAt(instantMs: number, timeZone: string): number {
-  const second = Math.floor(instantMs / 1000) * 1000;
-  const key = `${timeZone}\u0000${second}`;
-  const cached = offsets.get(key);
-  if (cached !== undefined) return cached;
-  const offset = wallOfSecond(second, timeZone) - second;
-  if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
-  offsets.set(key, offset);
-  return offset;
-}
-
-/** The wall time of the instant, to the millisecond. */
-export function wallOf(instantMs: number, timeZone: string): number {
-  return instantMs + offsetAt(instantMs, timeZone);
-}
-
 function weekdayOfWall(wall: number): Weekday {
   // getUTCDay counts from Sunday = 0; WEEKDAYS starts on Monday.
   return WEEKDAYS[(new Date(wall).getUTCDay() + 6) % 7] ?? 'MONDAY';
@@ -138,22 +69,6 @@ function partsOfWall(wall: number): LocalParts {
 /** The wall clock in the zone at the instant. */
 export function localParts(instantMs: number, timeZone: string): LocalParts {
   return partsOfWall(wallOf(instantMs, timeZone));
-}
-
-/** Whether the runtime knows the zone (IANA names like Europe/Berlin, UTC; Intl also takes offsets like +01:00). Never throws. */
-export function isValidTimeZone(timeZone: string): boolean {
-  if (typeof timeZone !== 'string' || timeZone.trim() === '') return false;
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The zone this process runs in (honours TZ); 'UTC' when the runtime reports none. */
-export function machineTimeZone(): string {
-  return new Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 /** The first instant in (lo, hi] whose offset differs from lo's; lo and hi whole seconds, their offsets different. */
