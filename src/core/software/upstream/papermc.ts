@@ -42,6 +42,15 @@ const BuildsSchema = Type.Array(
 const SERVER_DOWNLOAD = 'server:default';
 const STABLE_CHANNELS = new Set(['STABLE', 'RECOMMENDED']);
 
+/** One downloadable build of a version. */
+export interface PaperBuild {
+  id: number;
+  /** Published on the STABLE or RECOMMENDED channel (not ALPHA/BETA). */
+  stable: boolean;
+  /** Its server jar, with the SHA-256 the service publishes. */
+  file: RemoteFile;
+}
+
 export class PaperMcClient {
   constructor(
     private readonly http: UpstreamHttp,
@@ -59,22 +68,40 @@ export class PaperMcClient {
    * builds (a brand-new Minecraft release) gets its newest build, named as such in the label.
    */
   async latestBuild(project: PaperProject, version: string): Promise<RemoteFile> {
-    const url = `${trimBase(this.base())}/v3/projects/${project}/versions/${encodeURIComponent(version)}/builds`;
+    const builds = await this.builds(project, version);
+    const build = builds.find((b) => b.stable) ?? builds[0];
+    if (!build) throw new UpstreamError(PAPERMC, this.buildsUrl(project, version), `it lists no downloadable build of ${project} ${version}`, 404);
+    return build.file;
+  }
+
+  /** Every downloadable build of `version`, newest first; a version it does not know is a 404 UpstreamError. */
+  async builds(project: PaperProject, version: string): Promise<PaperBuild[]> {
+    const url = this.buildsUrl(project, version);
     const builds = await this.http.json(PAPERMC, url, BuildsSchema).catch((error: unknown) => {
       if (error instanceof UpstreamError && error.notFound) throw new UpstreamError(PAPERMC, url, `it has no ${project} ${version}`, 404);
       throw error;
     });
-    const usable = builds.filter((b) => b.downloads[SERVER_DOWNLOAD] !== undefined).sort((a, b) => b.id - a.id);
-    const build = usable.find((b) => STABLE_CHANNELS.has(b.channel.toUpperCase())) ?? usable[0];
-    if (!build) throw new UpstreamError(PAPERMC, url, `it lists no downloadable build of ${project} ${version}`, 404);
-    const file = build.downloads[SERVER_DOWNLOAD]!;
-    const channel = STABLE_CHANNELS.has(build.channel.toUpperCase()) ? '' : ` (${build.channel})`;
-    return {
-      upstream: PAPERMC,
-      url: file.url,
-      label: `${project} ${version} build ${build.id}${channel}`,
-      checksum: { algorithm: 'sha256', hex: file.checksums.sha256.toLowerCase() },
-      fileName: file.name,
-    };
+    return builds
+      .filter((b) => b.downloads[SERVER_DOWNLOAD] !== undefined)
+      .sort((a, b) => b.id - a.id)
+      .map((build) => {
+        const file = build.downloads[SERVER_DOWNLOAD]!;
+        const stable = STABLE_CHANNELS.has(build.channel.toUpperCase());
+        return {
+          id: build.id,
+          stable,
+          file: {
+            upstream: PAPERMC,
+            url: file.url,
+            label: `${project} ${version} build ${build.id}${stable ? '' : ` (${build.channel})`}`,
+            checksum: { algorithm: 'sha256', hex: file.checksums.sha256.toLowerCase() },
+            fileName: file.name,
+          },
+        };
+      });
+  }
+
+  private buildsUrl(project: PaperProject, version: string): string {
+    return `${trimBase(this.base())}/v3/projects/${project}/versions/${encodeURIComponent(version)}/builds`;
   }
 }
