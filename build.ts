@@ -25,9 +25,10 @@ export function binaryName(target: Target): string {
   return `svc-${target}${target.startsWith('windows') ? '.exe' : ''}`;
 }
 
-/** Compiles one target; returns the written path. */
-export async function buildTarget(target: Target, outfile: string): Promise<string> {
+/** Compiles one target; returns the written path. `version` replaces package.json's (release builds, update tests). */
+export async function buildTarget(target: Target, outfile: string, options: { version?: string } = {}): Promise<string> {
   const result = await Bun.build({
+    define: options.version ? { SVC_BUILD_VERSION: JSON.stringify(options.version) } : {},
     // Worker threads are entry points of their own (new Worker(new URL('./x.worker.ts', import.meta.url)) finds them in the binary).
     entrypoints: [join(import.meta.dir, 'src/main.ts'), join(import.meta.dir, 'src/modules/backup/archive-writer.worker.ts')],
     compile: {
@@ -56,7 +57,7 @@ export async function buildTarget(target: Target, outfile: string): Promise<stri
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { host: { type: 'boolean' }, outfile: { type: 'string' } } });
+  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { host: { type: 'boolean' }, outfile: { type: 'string' }, 'release-version': { type: 'string' } } });
   const targets: Target[] = values.host ? [hostTarget()] : [...TARGETS];
   if (values.outfile && targets.length !== 1) throw new Error('--outfile needs --host');
   const dist = join(import.meta.dir, 'dist');
@@ -64,7 +65,17 @@ if (import.meta.main) {
   for (const target of targets) {
     const started = performance.now();
     const outfile = values.outfile ? resolve(values.outfile) : join(dist, binaryName(target));
-    await buildTarget(target, outfile);
+    await buildTarget(target, outfile, { version: values['release-version'] });
     console.log(`built ${outfile} (${target}) in ${Math.round(performance.now() - started)} ms`);
+  }
+  // What `svc update` checks a release's binaries against (sign it to SHA256SUMS.sig for update_public_key).
+  if (!values.outfile) {
+    const sums: string[] = [];
+    for (const target of targets) {
+      const file = join(dist, binaryName(target));
+      sums.push(`${new Bun.CryptoHasher('sha256').update(await Bun.file(file).arrayBuffer()).digest('hex')}  ${binaryName(target)}`);
+    }
+    await Bun.write(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+    console.log(`wrote ${join(dist, 'SHA256SUMS')}`);
   }
 }

@@ -10,6 +10,7 @@ import { ServiceRegistry } from './core/services/registry';
 import { ServiceManager, type ManagerTiming } from './core/services/manager';
 import { GroupServicePreparer } from './core/services/preparer';
 import { keepProxiesInSync } from './core/services/proxy-sync';
+import { startProxyUpdates } from './core/proxy/updates';
 import { Maintenance } from './core/maintenance/maintenance';
 import { StressTest } from './core/stress/stress-test';
 import { DEFAULT_SCALING_TIMING, ScalingEngine, type ScalingTiming } from './core/scaling/engine';
@@ -80,6 +81,9 @@ import { LocationLookup } from './core/commands/location';
 import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from './ws/service-console';
 import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
 import { VERSION } from './version';
+import { SelfUpdates } from './core/update/self-updates';
+import { RUNNING_BINARY } from './core/update/running-binary';
+import { removeControllerRuntime, writeControllerRuntime } from './core/update/runtime-file';
 import { startLoadBalancer } from './loadbalancer/start';
 import { loadBalancerRoutes } from './http/routes/loadbalancer';
 import { startCluster, type ClusterRuntime } from './cluster/runtime';
@@ -88,6 +92,7 @@ import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
 import { doctorRoutes } from './http/routes/doctor';
 import { controllerInfoRoutes } from './http/routes/controller-info';
+import { controllerUpdateRoutes } from './http/routes/controller-update';
 import { pathsOf } from './config/paths';
 import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
@@ -114,6 +119,14 @@ export interface ControllerOptions {
   scaling?: Partial<ScalingTiming> & { warmPool?: Partial<WarmPoolTiming>; /** The scaling engine's clock, which smart scaling reads too (tests walk a week in minutes). */ now?: () => number };
   /** Cluster timings (tests shorten the heartbeat, the node timeout and the reconciliation delay). */
   cluster?: Partial<ClusterTiming>;
+  /**
+   * After an update installed a new binary and the controller stopped without stopping its
+   * services: start that binary in this process's place (main.ts execs it). Default: exit 75,
+   * for a service manager to start the new binary.
+   */
+  restartInPlace?: (reason: string) => void;
+  /** The release feed's fetch (tests); default the global fetch. */
+  updateFetch?: typeof fetch;
 }
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
@@ -233,7 +246,16 @@ export class Controller {
     let cluster: ClusterRuntime | null = null;
     if (config.cluster.enabled) {
       try {
-        cluster = await startCluster({ dir, config: config.cluster, bus, log: log.child({ area: 'cluster' }), registry: services, localLimits: limits, timing: options.cluster });
+        cluster = await startCluster({
+          dir,
+          config: config.cluster,
+          bus,
+          log: log.child({ area: 'cluster' }),
+          registry: services,
+          localLimits: limits,
+          timing: options.cluster,
+          release: () => ({ feedUrl: config.controller.update_check_url, publicKey: config.controller.update_public_key }),
+        });
       } catch (error) {
         db.close();
         throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
@@ -302,6 +324,17 @@ export class Controller {
       modpacks: new Modpacks({ config, paths, groups, dedicated, services, bus, log: log.child({ area: 'modpacks' }) }),
       cluster,
       apiToken: { source: master.source, file: master.file },
+      updates: new SelfUpdates({
+        settings: () => config.controller,
+        version: VERSION,
+        binary: RUNNING_BINARY,
+        dataDir: paths.data,
+        bus,
+        audit,
+        log: log.child({ area: 'update' }),
+        restart: (reason) => controller?.restartInPlace(reason),
+        fetch: options.updateFetch,
+      }),
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
     registerCoreSeries(kernel);
@@ -315,11 +348,15 @@ export class Controller {
       kernel.modpacks.start();
       controller.startServiceSampling();
       keepProxiesInSync({ bus, log: log.child({ area: 'proxy-sync' }), registry: services, groups, dataDir: paths.data, haproxyProtocol: haproxyProtocol(config), exec: (name, command) => manager.exec(name, command) });
+      // Proxy software kept current ([proxy], `proxy update`); the first check runs later, off the start path.
+      kernel.proxyUpdates = startProxyUpdates(kernel, software.upstreams);
       // Services the last controller left are known before the API answers anything.
       await manager.recover();
       await modules.ready(kernel);
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
+      // This process may be the new binary of an update: say so once the API is up.
+      kernel.updates.announceApplied();
       if (config.loadbalancer.enabled) kernel.loadBalancer = startLoadBalancer(kernel);
       // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
       void manager
@@ -329,6 +366,7 @@ export class Controller {
           if (controller?.stopping) return;
           scaling.start();
           warmPool.start();
+          kernel.updates.startAutomatic();
         });
     } catch (error) {
       await controller.stop('start failed');
@@ -394,6 +432,7 @@ export class Controller {
       ...clusterRoutes(kernel),
       ...doctorRoutes(kernel),
       ...controllerInfoRoutes(kernel),
+      ...controllerUpdateRoutes(kernel),
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
@@ -423,6 +462,7 @@ export class Controller {
       log.warn('[api] bind = 0.0.0.0 exposes the API beyond this machine; put TLS in front of it');
     }
     log.info({ area: 'http', port: this.port }, `API listening on ${this.url}`);
+    writeControllerRuntime(kernel.paths.data, { pid: process.pid, url: this.url, version: kernel.version });
     kernel.bus.publish('API_STARTED', { bind: config.api.bind, port: this.port });
   }
 
@@ -476,19 +516,31 @@ export class Controller {
 
   /** Stops serving, stops modules, closes the database. Safe to call more than once. */
   stop(reason: string): Promise<void> {
-    this.stopping ??= this.doStop(reason);
+    this.stopping ??= this.doStop(reason, { keepServices: false });
     return this.stopping;
   }
 
-  private async doStop(reason: string): Promise<void> {
+  /**
+   * After a self-update: stops like `stop` but leaves every service running, then hands over
+   * to the new binary, which re-attaches them as after a crash.
+   */
+  restartInPlace(reason: string): void {
+    if (this.stopping) return;
+    this.stopping = this.doStop(reason, { keepServices: true });
+    void this.stopping.then(() => (this.options.restartInPlace ?? (() => (this.options.exit ?? process.exit)(75)))(reason));
+  }
+
+  private async doStop(reason: string, { keepServices }: { keepServices: boolean }): Promise<void> {
     const { kernel } = this;
     // Nothing may start a service once the shutdown began.
     kernel.scaling.stop();
     kernel.warmPool.stop();
+    kernel.proxyUpdates?.stop();
+    kernel.updates.stop();
     // No new players through the balancer while the proxies go down.
     kernel.loadBalancer?.stop(reason);
     // Services first (shutdown order: dedicated, stop-on-empty, other backends, proxies), while the API still answers them.
-    await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
+    if (!keepServices) await kernel.manager.stopAll(reason).catch((error: unknown) => kernel.log.error({ err: error }, 'stopping services failed'));
     kernel.stress.close();
     // Running imports end (and clean up) before their groups' files could be read back.
     await kernel.modpacks.stop();
@@ -501,6 +553,8 @@ export class Controller {
       kernel.bus.publish('API_STOPPED', { reason });
       await this.server.stop(true).catch((error: unknown) => kernel.log.error({ err: error }, 'HTTP server stop failed'));
       this.server = undefined;
+      // After an update the same pid comes back at once and rewrites it.
+      if (!keepServices) removeControllerRuntime(kernel.paths.data, process.pid);
       this.guard?.stop();
     }
     await kernel.modules.stop(kernel);

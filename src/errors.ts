@@ -104,6 +104,10 @@ export const ERROR_STATUS = {
   BACKUP_RESTORE_FAILED: 409,
   BACKUP_VERIFICATION_FAILED: 422,
   BACKUP_CONFIG_INVALID: 400,
+
+  // Self-update (svc): POST /api/controller/update
+  UPDATE_IN_PROGRESS: 409, // svc
+  UPDATE_NOT_POSSIBLE: 409, // svc
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

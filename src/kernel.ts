@@ -26,6 +26,8 @@ import type { Logger } from './log';
 import type { ModuleRegistry } from './modules/registry';
 import type { LoadBalancer } from './loadbalancer/load-balancer';
 import type { ClusterRuntime } from './cluster/runtime';
+import type { SelfUpdates } from './core/update/self-updates';
+import type { ProxyUpdates } from './core/proxy/updates/updater';
 
 export interface Paths {
   data: string;
@@ -91,10 +93,14 @@ export interface Kernel {
   readonly modpacks: Modpacks;
   /** Agents, placement and the agent channel; null unless `[cluster] enabled`. */
   readonly cluster: ClusterRuntime | null;
+  /** The update check, `svc update` / POST /api/controller/update jobs and `[controller] auto_update`. */
+  readonly updates: SelfUpdates;
   /** Where the master token came from (its value is config.api.token). */
   readonly apiToken: { source: TokenSource; file?: string };
   /** The TCP load balancer in front of the proxies; set once after the API listens, only when `[loadbalancer] enabled` and its port was bound. */
   loadBalancer?: LoadBalancer;
+  /** Keeps the proxy software of proxy groups and dedicated proxies current (`[proxy]`, `proxy update`); set once at start, right after the proxy sync. */
+  proxyUpdates?: ProxyUpdates;
   /** Audits the request, then stops the controller after the 250 ms the spec grants the 202 to leave. */
   requestShutdown(reason: string, actor: Actor): void;
 }

@@ -6,6 +6,8 @@ import type { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
 import { runCli } from './cli/main';
+// Read before any update can rename a new file over the running one.
+import './core/update/running-binary';
 
 const USAGE = `svc ${VERSION}: controller for Minecraft server networks
 
@@ -17,6 +19,8 @@ Usage:
   svc agent [options]          run a cluster node: services for a controller on this machine
                                (reads <dir>/agent.toml, written with defaults on first start)
   svc cli [--help]             the remote console of a controller (svc cli --help)
+  svc update [--help]          replace this binary with a newer release; a running controller
+                               restarts in place and its game servers keep running
   svc version                  print the version
   svc --help                   this text
 
@@ -36,6 +40,8 @@ const EXIT_USAGE = 2;
 async function main(argv: string[]): Promise<number> {
   // The remote console has options of its own.
   if (argv[0] === 'cli') return runCli(argv.slice(1));
+  // So does the updater (its --version names a release, not "print the version").
+  if (argv[0] === 'update') return (await import('./cli/update-command')).runUpdate(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -124,7 +130,7 @@ async function runController(dir: string, configPath: string): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    controller = await Controller.start({ dir, configPath, stdout: terminal?.sink, stdoutIsTerminal: terminal ? true : undefined, exit });
+    controller = await Controller.start({ dir, configPath, stdout: terminal?.sink, stdoutIsTerminal: terminal ? true : undefined, exit, restartInPlace: (reason) => handOver(reason, terminal) });
   } catch (error) {
     terminal?.close();
     return reportStartError(error);
@@ -139,6 +145,23 @@ async function runController(dir: string, configPath: string): Promise<number> {
   // holding the event loop open (the API can be disabled).
   setInterval(() => undefined, 1 << 30);
   return new Promise<number>(() => undefined);
+}
+
+/**
+ * After a self-update the controller (or agent) has stopped without stopping any service: the new binary
+ * takes this process's place (same pid, so systemd and the terminal keep it) and re-attaches
+ * them. When exec is impossible, a service manager starts it instead (exit 75, the unit
+ * restarts on failure), or, outside one, a detached child with the same arguments.
+ */
+async function handOver(reason: string, terminal: { close(): void } | undefined): Promise<never> {
+  const [{ execInPlace }, { RUNNING_BINARY }] = await Promise.all([import('./core/update/reexec'), import('./core/update/running-binary')]);
+  terminal?.close();
+  const args = process.argv.slice(2);
+  const binary = RUNNING_BINARY ?? process.execPath;
+  const problem = execInPlace(binary, args);
+  process.stderr.write(`svc: ${reason}: ${problem}\n`);
+  if (!process.env.INVOCATION_ID) Bun.spawn([binary, ...args], { stdio: ['ignore', 'inherit', 'inherit'], detached: true }).unref();
+  process.exit(75);
 }
 
 async function doctor(dir: string, configPath: string, json: boolean): Promise<number> {
@@ -158,7 +181,7 @@ async function runAgent(dir: string, configPath: string): Promise<number> {
   let agent: Awaited<ReturnType<typeof startAgent>>;
   const exit = (code: number) => process.exit(code);
   try {
-    agent = await startAgent({ dir, configPath, env: process.env, onShutdown: () => void agent.stop({ stopServices: true }).then(() => exit(0)) });
+    agent = await startAgent({ dir, configPath, env: process.env, onShutdown: () => void agent.stop({ stopServices: true }).then(() => exit(0)), onRestart: (reason) => void handOver(reason, undefined) });
   } catch (error) {
     if (error instanceof TrustError) {
       process.stderr.write(`svc agent: ${error.message}\n`);

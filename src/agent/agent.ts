@@ -41,6 +41,8 @@ export class AgentConnection {
     private readonly log: Logger,
     private readonly timing: AgentTiming = { backoffMs: 1000, maxBackoffMs: 30_000 },
     private readonly onShutdown: (reason: string) => void = () => undefined,
+    /** The controller's version and release feed, at each login (self-update follows it). */
+    private readonly onControllerVersion: (version: string | undefined, release: { feedUrl: string; publicKey: string } | undefined) => void = () => undefined,
   ) {
     this.backoffMs = timing.backoffMs;
   }
@@ -158,6 +160,7 @@ export class AgentConnection {
         this.heartbeatIntervalMs = message.heartbeatInterval;
         this.alive();
         this.log.info({ nodeId: message.nodeId, services: this.services.count }, 'connected to the controller');
+        this.onControllerVersion(message.controllerVersion, message.release);
         return;
       case 'HEARTBEAT_REQUEST':
         return this.heartbeat();

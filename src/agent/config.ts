@@ -16,6 +16,8 @@ export const AgentSection = T.Object({
   fingerprint: Str('', 'the controller certificate\'s SHA-256 fingerprint; blank = trust it on first use and pin it'),
   public_host: Str('', 'address proxies and players reach this machine at (blank = as the controller sees it)'),
   backend_port_start: T.Integer({ minimum: 1, maximum: 65535, default: 30000, description: 'first port handed to services here' }),
+  auto_update: T.Boolean({ default: true, description: 'update this binary to the controller\'s version when they differ (its release feed, the same checks; services keep running)' }),
+  update_public_key: Str('', 'Ed25519 key the release\'s SHA256SUMS must be signed with; blank = the controller\'s update_public_key'),
 });
 
 export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection });
@@ -34,6 +36,11 @@ max_services = 10
 fingerprint = ""
 public_host = ""
 backend_port_start = 30000
+# Update this binary to the controller's version when they differ (from the controller's
+# release feed, with the same checks as \`svc update\`); the services here keep running.
+auto_update = true
+# Ed25519 key the release's SHA256SUMS must be signed with (blank: the controller's key).
+update_public_key = ""
 
 [java]
 java_16 = ""

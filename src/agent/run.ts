@@ -6,6 +6,7 @@ import { establishTrust, TrustError, type Pinned } from './trust';
 import { TemplateCache } from './template-cache';
 import { LocalServices } from './local-services';
 import { AgentConnection, type AgentTiming } from './agent';
+import { AgentSelfUpdate } from './self-update';
 import { pullState, pushState } from '../cluster/state-sync/client';
 
 export interface RunningAgent {
@@ -36,7 +37,15 @@ async function pinWithRetries(trust: Parameters<typeof establishTrust>[0], log: 
  * `svc agent`: reads agent.toml, pins the controller's certificate (trust on first use),
  * re-attaches the services the last agent process left, then connects and keeps connecting.
  */
-export async function startAgent(options: { dir: string; configPath: string; env: Record<string, string | undefined>; timing?: AgentTiming; onShutdown?: (reason: string) => void }): Promise<RunningAgent> {
+export async function startAgent(options: {
+  dir: string;
+  configPath: string;
+  env: Record<string, string | undefined>;
+  timing?: AgentTiming;
+  onShutdown?: (reason: string) => void;
+  /** After a self-update replaced the binary and the agent detached its services: exec it (main.ts). */
+  onRestart?: (reason: string) => void;
+}): Promise<RunningAgent> {
   const { config, warnings, created } = loadAgentConfig(options.configPath, options.env);
   const log = createLogger({ format: options.env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty', colored: false, dir: join(options.dir, 'logs'), level: options.env.SVC_LOG_LEVEL });
   if (created) log.info({ file: options.configPath }, 'first launch: wrote the default agent configuration');
@@ -66,7 +75,18 @@ export async function startAgent(options: { dir: string; configPath: string; env
     onExit: (service, code) => connection?.exited(service, code),
   });
   await services.recover();
-  connection = new AgentConnection(config, pinned, services, log.child({ area: 'agent' }), options.timing, options.onShutdown);
+  const updates = new AgentSelfUpdate({
+    enabled: config.agent.auto_update,
+    publicKey: config.agent.update_public_key,
+    log: log.child({ area: 'update' }),
+    restart: (reason) => {
+      connection!.close();
+      services.detachAll();
+      log.flush();
+      options.onRestart?.(reason);
+    },
+  });
+  connection = new AgentConnection(config, pinned, services, log.child({ area: 'agent' }), options.timing, options.onShutdown, (version, release) => updates.consider(version, release));
   connection.start();
   return {
     config,

@@ -27,6 +27,8 @@ export interface ClusterDeps {
   /** This machine's `[controller]` limits, for placement beside the agents. */
   localLimits: () => MachineLimits;
   timing?: Partial<ClusterTiming>;
+  /** Where agents of another version get this controller's release (sent at login). */
+  release?: () => { feedUrl: string; publicKey: string };
 }
 
 interface NodeState {

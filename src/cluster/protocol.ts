@@ -106,7 +106,17 @@ export const StartServiceSchema = msg('START_SERVICE', {
 export type StartServiceMessage = Static<typeof StartServiceSchema>;
 
 export const ControllerMessageSchema = T.Union([
-  msg('AUTH_RESPONSE', { accepted: T.Boolean(), nodeId: Text(64), reason: Text(), protocolVersion: T.Integer(), heartbeatInterval: T.Integer() }),
+  msg('AUTH_RESPONSE', {
+    accepted: T.Boolean(),
+    nodeId: Text(64),
+    reason: Text(),
+    protocolVersion: T.Integer(),
+    heartbeatInterval: T.Integer(),
+    /** The controller's svc version: an agent of another version updates itself to it (when `release` says where from). */
+    controllerVersion: T.Optional(Text(64)),
+    /** The controller's release feed and key (`[controller] update_check_url`, `update_public_key`); absent without a feed. */
+    release: T.Optional(T.Object({ feedUrl: Text(2048), publicKey: Text(4096) })),
+  }),
   StartServiceSchema,
   /** Graceful stop the agent carries out itself (orphans; the controller's own stops use SEND_COMMAND and SIGNAL_SERVICE). */
   msg('STOP_SERVICE', { serviceName: Name, timeoutSeconds: Int, stopCommand: Text(64) }),

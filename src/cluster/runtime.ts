@@ -40,7 +40,7 @@ export async function startCluster(deps: ClusterDeps & { dir: string }): Promise
     log.warn('[cluster] tls_enabled = false: the agent channel is plain ws://, tokens cross the network unencrypted');
   }
   const cluster = new Cluster(deps);
-  const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log });
+  const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log, release: deps.release });
   const host = config.public_host || (config.bind === '0.0.0.0' || config.bind === '::' ? hostname() : config.bind);
   const wsUrl = `${certificate ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${server.port}/cluster`;
   log.info({ port: server.port }, `cluster server listening on ${wsUrl}`);

@@ -1,3 +1,4 @@
+import { VERSION } from '../version';
 import type { ServerWebSocket } from 'bun';
 import { secretEquals } from '../http/auth';
 import type { Logger } from '../log';
@@ -20,6 +21,8 @@ interface Session {
 }
 
 export interface ClusterServerOptions {
+  /** Where agents of another version get this controller's release (`[controller] update_check_url` and key). */
+  release?: () => { feedUrl: string; publicKey: string };
   bind: string;
   port: number;
   /** TLS identity; null serves ws:// (`tls_enabled = false`). */
@@ -90,7 +93,17 @@ export function startClusterServer(options: ClusterServerOptions): { port: numbe
     const link: AgentLink = { send: (frame) => send(ws, frame) };
     ws.data.nodeId = message.nodeName;
     ws.data.link = link;
-    send(ws, { type: 'AUTH_RESPONSE', accepted: true, nodeId: message.nodeName, reason: '', protocolVersion: PROTOCOL_VERSION, heartbeatInterval: cluster.heartbeatIntervalMs });
+    const release = options.release?.();
+    send(ws, {
+      type: 'AUTH_RESPONSE',
+      accepted: true,
+      nodeId: message.nodeName,
+      reason: '',
+      protocolVersion: PROTOCOL_VERSION,
+      heartbeatInterval: cluster.heartbeatIntervalMs,
+      controllerVersion: VERSION,
+      ...(release?.feedUrl ? { release } : {}),
+    });
     cluster.connected(message, ws.remoteAddress, link, (code, reason) => ws.close(code, reason));
   }
 

@@ -34,7 +34,9 @@ export const ControllerSection = T.Object({
   service_stale_timeout: NonNegativeInt(300, 's without a player-count report before an SDK service counts as crashed (0 = never)'),
   strict_config: Bool(false, 'refuse to start on unknown keys instead of warning'),
   backend_port_start: Port(30000, 'first port handed to backend services'),
-  update_check_url: Str('', 'latest-release JSON (GitHub releases API shape: tag_name) asked every 6 h for a newer svc; blank = no update check'),
+  update_check_url: Str('', 'latest-release JSON (GitHub releases API shape: tag_name, assets) asked every 6 h for a newer svc and read by svc update; blank = no update check'),
+  auto_update: Choice(['off', 'patch', 'minor'] as const, 'off', 'apply newer releases on its own: off, patch (0.15.1 → 0.15.2) or minor (also 0.15 → 0.16); a major release always waits for svc update'),
+  update_public_key: Str('', 'Ed25519 public key (PEM, or the 32 raw bytes in base64) that must have signed a release\'s SHA256SUMS (SHA256SUMS.sig); blank = checksums only'),
 });
 
 export const ConsoleSection = T.Object({
@@ -151,6 +153,16 @@ export const SoftwareSection = T.Object({
   contact: Str('', "URL or e-mail of this network's operator, sent in the User-Agent (PaperMC's downloads service asks for a contact)"),
 });
 
+/**
+ * Keeping the proxy software of proxy groups and dedicated proxies current: the latest stable
+ * build from the upstream `[software]` already names (Velocity: `papermc_url`).
+ */
+export const ProxySection = T.Object({
+  auto_update: Bool(false, 'download and apply a newer proxy build on its own (template jar and group version); off: only PROXY_UPDATE_AVAILABLE and the log'),
+  update_check: Bool(true, 'look for a newer proxy build in the background; off: only `proxy update` looks'),
+  update_interval_hours: T.Integer({ minimum: 1, maximum: 168, default: 6, description: 'hours between background checks (at most a week)' }),
+});
+
 export const AuditSection = T.Object({
   enabled: Bool(true, 'record operator actions in the audit log'),
   retention_days: PositiveInt(90, 'days audit entries are kept'),
@@ -182,6 +194,7 @@ export const ConfigSchema = T.Object({
   bedrock: BedrockSection,
   cluster: ClusterSection,
   software: SoftwareSection,
+  proxy: ProxySection,
   audit: AuditSection,
   metrics: MetricsSection,
   packhost: PackhostSection,

@@ -105,3 +105,17 @@ export async function startBinaryController(svc: string, dir: string, token: str
   const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
   return { child, out, url, api };
 }
+
+const variants = new Map<string, Promise<string>>();
+
+/** The svc binary built as release `version` (a stand-in for a newer or older release in update tests). */
+export function svcBinaryAs(version: string): Promise<string> {
+  let built = variants.get(version);
+  if (!built) {
+    const dir = mkdtempSync(join(tmpdir(), `svc-bin-${version}-`));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    built = buildTarget(hostTarget(), join(dir, binaryName(hostTarget())), { version });
+    variants.set(version, built);
+  }
+  return built;
+}

@@ -56,6 +56,15 @@ export class UpdateCheck {
     return this.last;
   }
 
+  /** Asks the feed now (joining a check already running) and answers with its result. */
+  async checkNow(): Promise<UpdateStatus> {
+    if (this.deps.url) {
+      this.inflight ??= this.check().finally(() => (this.inflight = null));
+      await this.inflight;
+    }
+    return this.last;
+  }
+
   /** The check in progress, if any (tests wait on it). */
   settled(): Promise<void> {
     return this.inflight ?? Promise.resolve();

@@ -4,7 +4,6 @@ import type { Kernel } from '../../kernel';
 import { parseChangelog, type ChangelogEntry } from '../../core/info/changelog';
 import { runtimeMemory } from '../../core/info/runtime-memory';
 import { SystemInfoSchema, SystemSampler, withRuntimeAliases } from '../../core/info/system-facts';
-import { UpdateCheck } from '../../core/info/update-check';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import { LOCAL_NODE } from '../../core/services/registry';
 import { machineUsage } from '../../core/scaling/placement';
@@ -38,7 +37,7 @@ const CHANGELOG_CACHE_MS = 5 * 60 * 1000;
 
 export function controllerInfoRoutes(kernel: Kernel): AnyRoute[] {
   const sampler = new SystemSampler();
-  const updates = new UpdateCheck({ url: kernel.config.controller.update_check_url, currentVersion: kernel.version, bus: kernel.bus, log: kernel.log.child({ area: 'update-check' }) });
+  const updates = kernel.updates.check;
   // The changelog is embedded in the binary; parsed at most every 5 minutes (the spec's cache).
   let changelog: { entries: ChangelogEntry[]; at: number } | null = null;
 
