@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryName, buildTarget, hostTarget } from '../../build';
@@ -7,18 +7,29 @@ import { Wakeup } from './wake';
 let built: Promise<string> | undefined;
 
 /**
- * The compiled `svc` for this machine, built once per test run into a temp folder (the
- * binary is self-contained; SVC_TEST_BINARY points at a prebuilt one instead).
+ * Builds into one fixed folder per name under the temp dir, replacing what the last run left:
+ * bun test fires no 'exit' to clean up after itself, so per-run folders (~110 MB each) would
+ * pile up. The build goes to a private name first and is renamed into place, so a file being
+ * served or run from that path is never half-written.
+ */
+async function buildInto(name: string, version?: string): Promise<string> {
+  const dir = join(tmpdir(), 'svc-test-binaries');
+  mkdirSync(dir, { recursive: true });
+  const final = join(dir, name);
+  const partial = `${final}.${process.pid}.building`;
+  await buildTarget(hostTarget(), partial, { version });
+  renameSync(partial, final);
+  return final;
+}
+
+/**
+ * The compiled `svc` for this machine, built once per test run (the binary is self-contained;
+ * SVC_TEST_BINARY points at a prebuilt one instead).
  */
 export function svcBinary(): Promise<string> {
   const prebuilt = process.env.SVC_TEST_BINARY;
   if (prebuilt && existsSync(prebuilt)) return Promise.resolve(prebuilt);
-  if (!built) {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
-    // ~100 MB each: gone with the test run, not left to fill /tmp run after run.
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    built = buildTarget(hostTarget(), join(dir, binaryName(hostTarget())));
-  }
+  built ??= buildInto(binaryName(hostTarget()));
   return built;
 }
 
@@ -110,12 +121,10 @@ const variants = new Map<string, Promise<string>>();
 
 /** The svc binary built as release `version` (a stand-in for a newer or older release in update tests). */
 export function svcBinaryAs(version: string): Promise<string> {
-  let built = variants.get(version);
-  if (!built) {
-    const dir = mkdtempSync(join(tmpdir(), `svc-bin-${version}-`));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    built = buildTarget(hostTarget(), join(dir, binaryName(hostTarget())), { version });
-    variants.set(version, built);
+  let variant = variants.get(version);
+  if (!variant) {
+    variant = buildInto(`${binaryName(hostTarget())}-as-${version}`, version);
+    variants.set(version, variant);
   }
-  return built;
+  return variant;
 }

@@ -6,14 +6,16 @@ import { executableMismatch } from './platform';
  * This proves it loads on this machine before it replaces anything. Throws with what went wrong.
  */
 export async function versionOfBinary(file: string, timeoutMs = 20_000): Promise<string> {
-  const header = Buffer.alloc(64);
+  const buffer = Buffer.alloc(64);
   const handle = await open(file, 'r');
+  let length: number;
   try {
-    await handle.read(header, 0, 64, 0);
+    ({ bytesRead: length } = await handle.read(buffer, 0, 64, 0));
   } finally {
     await handle.close();
   }
-  const mismatch = executableMismatch(header);
+  if (length < 64) throw new Error(`the file is only ${length} bytes: not an executable at all`);
+  const mismatch = executableMismatch(buffer);
   if (mismatch) throw new Error(`the file is ${mismatch}`);
   const child = Bun.spawn([file, '--version'], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -12,14 +12,25 @@ export class DownloadError extends Error {}
 export async function fetchSmallAsset(asset: ReleaseAsset, options: { userAgent: string; maxBytes?: number; fetch?: typeof fetch }): Promise<Uint8Array> {
   const max = options.maxBytes ?? 64 * 1024;
   const response = await get(asset, options.userAgent, 30_000, options.fetch);
-  let bytes: Uint8Array;
+  const tooLarge = () => new DownloadError(`${asset.name} is larger than the ${max} bytes such a file can be`);
+  if (Number(response.headers.get('content-length') ?? 0) > max) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  // Counted while it arrives: a wrong URL serving gigabytes is cut off at the limit, not buffered.
+  const chunks: Uint8Array[] = [];
+  let total = 0;
   try {
-    bytes = new Uint8Array(await response.arrayBuffer());
+    for await (const chunk of response.body ?? []) {
+      total += chunk.byteLength;
+      if (total > max) throw tooLarge();
+      chunks.push(chunk);
+    }
   } catch (error) {
+    if (error instanceof DownloadError) throw error;
     throw new DownloadError(`${asset.name}: the download broke off (${(error as Error).message})`);
   }
-  if (bytes.length > max) throw new DownloadError(`${asset.name} is ${bytes.length} bytes; more than the ${max} such a file can be`);
-  return bytes;
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Which release asset is this machine's, and whether a downloaded file is an executable for it.
- * The asset names are the ones `bun run build` writes (build.ts imports `assetNameFor`).
+ * The asset names are the ones `bun run build` writes (a test holds build.ts's names to these).
  */
 
 export type ReleaseOs = 'linux' | 'darwin' | 'windows';

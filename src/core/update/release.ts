@@ -63,18 +63,21 @@ async function readRelease(url: string, options: FetchReleaseOptions): Promise<R
   } catch (error) {
     throw new ReleaseError(`the update feed ${url} did not answer: ${(error as Error).message}`);
   }
-  if (response.status === 404) throw new NotFound(`${url}: 404`);
+  if (response.status === 404) throw new NotFound(`${url} answered 404: no such release (a repository without releases answers this for …/releases/latest)`);
   if (!response.ok) throw new ReleaseError(`the update feed ${url} answered ${response.status} ${response.statusText}`);
-  let body: { tag_name?: unknown; html_url?: unknown; assets?: unknown };
+  let parsed: unknown;
   try {
-    body = (await response.json()) as typeof body;
+    parsed = await response.json();
   } catch {
     throw new ReleaseError(`the update feed ${url} did not answer JSON`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ReleaseError(`the update feed ${url} did not answer a release object`);
+  const body = parsed as { tag_name?: unknown; html_url?: unknown; assets?: unknown };
   const version = String(body.tag_name ?? '').replace(/^v/, '');
   if (!parseRelease(version)) throw new ReleaseError(`the update feed ${url} names no release version (tag_name ${JSON.stringify(body.tag_name)})`);
   const assets: ReleaseAsset[] = [];
   for (const item of Array.isArray(body.assets) ? body.assets : []) {
+    if (typeof item !== 'object' || item === null) continue;
     const asset = item as { name?: unknown; browser_download_url?: unknown; size?: unknown };
     if (typeof asset.name !== 'string' || typeof asset.browser_download_url !== 'string') continue;
     let assetUrl: URL;

@@ -29,10 +29,20 @@ export function readControllerRuntime(dataDir: string): ControllerRuntime | null
   if (!existsSync(file)) return null;
   try {
     const note = JSON.parse(readFileSync(file, 'utf8')) as Partial<ControllerRuntime>;
-    if (typeof note.pid !== 'number' || typeof note.url !== 'string') return null;
-    process.kill(note.pid, 0);
-    return { pid: note.pid, url: note.url, version: String(note.version ?? '') };
+    // kill(0|-1, 0) would address a process group or everyone: only a real pid counts.
+    if (typeof note.pid !== 'number' || !Number.isSafeInteger(note.pid) || note.pid <= 0 || typeof note.url !== 'string') return null;
+    return processExists(note.pid) ? { pid: note.pid, url: note.url, version: String(note.version ?? '') } : null;
   } catch {
     return null;
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is another user's (svc update run by root for a controller running as svc).
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

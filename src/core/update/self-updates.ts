@@ -89,7 +89,7 @@ export class SelfUpdates {
       startedAt: new Date().toISOString(),
       finishedAt: null,
     };
-    this.deps.audit.record({ actor, action: input.rollback ? 'SVC_ROLLBACK_REQUESTED' : 'SVC_UPDATE_REQUESTED', target: input.version ?? 'latest', details: input.dryRun ? 'dry run' : '' });
+    this.deps.audit.record({ actor, action: input.rollback ? 'SVC_ROLLBACK_REQUESTED' : 'SVC_UPDATE_REQUESTED', target: input.rollback ? 'previous' : (input.version ?? 'latest'), details: input.dryRun ? 'dry run' : '' });
     void this.run(binary, input).catch((error: unknown) => this.deps.log.error({ err: error }, 'update job failed unexpectedly'));
     return this.job();
   }

@@ -10,6 +10,7 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
  */
 export function parsePublicKey(text: string): KeyObject {
   const trimmed = text.trim();
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) throw new Error('update_public_key holds a PRIVATE key: put only the public key in svc.toml, and keep the private one off this machine');
   let key: KeyObject;
   try {
     if (trimmed.startsWith('-----BEGIN')) key = createPublicKey(trimmed);
@@ -21,7 +22,7 @@ export function parsePublicKey(text: string): KeyObject {
   } catch (error) {
     throw new Error(`update_public_key is neither a PEM public key nor a base64 Ed25519 key of 32 bytes (${(error as Error).message})`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`update_public_key is a ${key.asymmetricKeyType} key; releases are signed with Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`update_public_key is an ${key.asymmetricKeyType?.toUpperCase()} key; releases are signed with Ed25519 (give its public key as PEM, or its 32 raw bytes in base64)`);
   return key;
 }
 
