@@ -22,6 +22,7 @@ export function registerClusterSeries(metrics: MetricsRegistry, cluster: Cluster
     return [...counts].map(([node, value]) => ({ labels: { node }, value }));
   });
   metrics.gauge('svc_node_cpu_usage', 'the node\'s load per core from its last heartbeat (0..1)', perNode((n) => n.cpuUsage));
-  metrics.gauge('svc_node_memory_used_mb', 'system memory in use on the node from its last heartbeat', perNode((n) => n.memoryUsedMb));
+  metrics.gauge('svc_node_memory_used_bytes', 'system memory in use on the node from its last heartbeat, in bytes (reported to the MiB)', perNode((n) => n.memoryUsedMb * 1048576));
+  metrics.gauge('svc_node_memory_used_mb', 'deprecated: use svc_node_memory_used_bytes. System memory in use on the node from its last heartbeat, in MiB', perNode((n) => n.memoryUsedMb));
   metrics.gauge('svc_node_heartbeat_age_seconds', 'seconds since the node\'s last heartbeat', perNode((n) => Math.max(0, (Date.now() - n.lastHeartbeat) / 1000)));
 }

@@ -5,6 +5,7 @@ import { parseBody } from './body';
 import { RequestGuard } from './guard';
 import { isPrincipal } from './auth';
 import { errorRenderer } from './render-error';
+import { RequestMetrics, responseStatus, UNMATCHED_ROUTE } from './request-metrics';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
 
 export interface HttpOptions {
@@ -31,17 +32,36 @@ const SOCKET_LIMITS = {
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 
+/** The framework's per-request context, carrying the request's arrival time for the duration histogram. */
+type Timed = { arrivedAt?: number };
+
+/** The parts of the after-response context the duration histogram reads. */
+type AnsweredContext = Timed & {
+  request: Request;
+  set: { status?: number | string };
+  response?: unknown;
+  /** The framework's error code when the request failed (`NOT_FOUND`: no route matched). */
+  code?: unknown;
+};
+
 /**
  * The Elysia root: CORS, the guard ahead of parsing (endpoint, caller, rate limits, auth
  * level, body size), one size-capped body parser, one error renderer for every non-2xx, and
  * the declared routes and sockets. The guard is returned so the caller can stop its timer.
+ * Every answered request (CORS preflights and WebSocket upgrades aside) is timed into
+ * `svc_http_request_duration_seconds` by its route template, as the guard matched it.
  */
 export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyElysia; guard: RequestGuard } {
   const { config, auth, log, bus } = kernel;
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
   const origins = config.api.allowed_origins;
+  const durations = new RequestMetrics(kernel.metrics);
   // strictPath: one URL per resource; `/api/groups/` is not `/api/groups`.
   const app = new Elysia({ strictPath: true, websocket: SOCKET_LIMITS })
+    // First of all hooks, so the time includes CORS and the guard.
+    .onRequest((c) => {
+      (c as Timed).arrivedAt = performance.now();
+    })
     .use(
       cors({
         origin: origins.length === 0 ? true : [...origins],
@@ -59,7 +79,24 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
       if (route?.rawBody) return null;
       return parseBody(request, route?.bodyLimit ?? DEFAULT_BODY_LIMIT, route?.body);
     })
-    .onError(errorRenderer(log.child({ area: 'http' }), bus));
+    .onError(errorRenderer(log.child({ area: 'http' }), bus))
+    // Runs just after the response is produced (the framework defers it with setImmediate); a
+    // streamed body is not waited for, so its time is the time to the response head.
+    .onAfterResponse((context) => {
+      const c = context as unknown as AnsweredContext;
+      const arrivedAt = c.arrivedAt;
+      if (arrivedAt === undefined || c.request.method === 'OPTIONS') return;
+      // The template the guard matched; the framework's 404 is `unmatched` even where the
+      // guard's table, laxer about a trailing slash, found a route.
+      const notFound = c.code === 'NOT_FOUND';
+      let route = notFound ? undefined : guard.factsOf(c.request)?.route?.path;
+      if (route === undefined) {
+        // A WebSocket upgrade (to a socket endpoint, not a route) is a connection, not a request.
+        if (!notFound && c.request.headers.has('upgrade')) return;
+        route = UNMATCHED_ROUTE;
+      }
+      durations.observe(route, responseStatus(c.response, c.set.status), (performance.now() - arrivedAt) / 1000);
+    });
 
   for (const route of options.routes) mountRoute(app, route, guard);
   options.mountSockets(app);

@@ -150,6 +150,7 @@ describe('the agent channel', () => {
     const metrics = parseExposition(await (await c.api('/api/metrics')).text());
     expect(metrics.families.get('svc_cluster_nodes')!.samples.find((s) => s.labels.state === 'connected')!.value).toBeGreaterThanOrEqual(1);
     expect(metrics.families.get('svc_node_memory_used_mb')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(2048);
+    expect(metrics.families.get('svc_node_memory_used_bytes')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(2048 * 1048576);
     expect(metrics.families.get('svc_node_services')!.samples.find((s) => s.labels.node === 'node-x')!.value).toBe(0);
     // No more answers: after node_timeout the controller drops it.
     await waitFor(() => probe.closed, { what: 'the silent node disconnected', timeoutMs: 5000 });

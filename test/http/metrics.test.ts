@@ -51,6 +51,12 @@ const FAMILIES: Record<string, MetricType> = {
   svc_placement_blocked_total: 'counter',
   svc_state_sync_bytes: 'gauge',
   svc_state_sync_pushes_total: 'counter',
+  svc_http_request_duration_seconds: 'histogram',
+  process_cpu_seconds_total: 'counter',
+  process_resident_memory_bytes: 'gauge',
+  process_start_time_seconds: 'gauge',
+  // read from /proc/self: Linux only
+  ...(process.platform === 'linux' ? { process_virtual_memory_bytes: 'gauge', process_open_fds: 'gauge', process_max_fds: 'gauge' } : {}),
 };
 
 const zeroStates = () => Object.fromEntries(SERVICE_STATES.map((s) => [s, 0]));

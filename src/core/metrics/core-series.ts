@@ -1,6 +1,7 @@
 import type { Kernel } from '../../kernel';
 import { SERVICE_STATES, type ServiceState } from '../services/lifecycle';
 import type { ServiceRecord } from '../services/registry';
+import { registerProcessSeries } from './process-series';
 import type { Sample } from './registry';
 
 /**
@@ -31,7 +32,8 @@ const DIRECTIONS: readonly Direction[] = ['up', 'down'];
  * the groups when scraped; the counters count bus events in memory since this start (the
  * spec: counters reset when the controller restarts). A family with nothing to count yet
  * still shows its HELP and TYPE, and zero for each configured group, so a series goes to
- * 0 (or stays there) instead of appearing out of nowhere.
+ * 0 (or stays there) instead of appearing out of nowhere. The standard `process_*` series
+ * of the controller process come with them.
  */
 export function registerCoreSeries(kernel: Kernel): void {
   const { metrics, services, groups, bus } = kernel;
@@ -109,4 +111,6 @@ export function registerCoreSeries(kernel: Kernel): void {
   );
 
   metrics.counter('svc_placement_blocked_total', 'service starts blocked by placement constraints since the controller started, by group', () => perGroup(blocked));
+
+  registerProcessSeries(metrics);
 }

@@ -2,13 +2,100 @@
 export interface Sample {
   labels?: Record<string, string>;
   value: number;
+  /** Appended to the family name (a histogram's `_bucket`, `_sum`, `_count`). */
+  suffix?: string;
 }
 
 interface Family {
   name: string;
   help: string;
-  type: 'gauge' | 'counter';
+  type: 'gauge' | 'counter' | 'histogram';
   collect: () => Sample[];
+}
+
+/** The Prometheus client libraries' default buckets (seconds), suited to request latencies. */
+export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * One labelled series of a histogram. Observing is a short scan of the bucket bounds and three
+ * additions, with no allocation: cheap enough for every HTTP request. Counts are kept per bucket
+ * and made cumulative when scraped.
+ */
+export class HistogramSeries {
+  /** Observations per bucket (not cumulative); what lies above the last bound is only in `count`. */
+  private readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length);
+  }
+
+  observe(value: number): void {
+    const bounds = this.bounds;
+    const n = bounds.length;
+    let i = 0;
+    while (i < n && value > bounds[i]!) i++;
+    if (i < n) this.counts[i]!++;
+    this.count++;
+    this.sum += value;
+  }
+
+  /** `_bucket` (cumulative, ending in `le="+Inf"` = count), `_sum` and `_count`. */
+  samples(): Sample[] {
+    const out: Sample[] = [];
+    let cumulative = 0;
+    for (let i = 0; i < this.bounds.length; i++) {
+      cumulative += this.counts[i]!;
+      out.push({ suffix: '_bucket', labels: { ...this.labels, le: formatNumber(this.bounds[i]!) }, value: cumulative });
+    }
+    out.push({ suffix: '_bucket', labels: { ...this.labels, le: '+Inf' }, value: this.count });
+    out.push({ suffix: '_sum', labels: this.labels, value: this.sum });
+    out.push({ suffix: '_count', labels: this.labels, value: this.count });
+    return out;
+  }
+}
+
+/**
+ * A histogram family: its series are created on first use (`series`, which callers keep to
+ * observe without a lookup) and rendered in the order they were created.
+ */
+export class Histogram {
+  private readonly children = new Map<string, HistogramSeries>();
+  readonly bounds: readonly number[];
+
+  constructor(
+    readonly name: string,
+    buckets: readonly number[],
+  ) {
+    if (buckets.length === 0) throw new Error(`histogram ${name} needs at least one bucket`);
+    for (let i = 0; i < buckets.length; i++) {
+      if (!Number.isFinite(buckets[i]!)) throw new Error(`histogram ${name}: bucket bounds are finite numbers (+Inf is implied)`);
+      if (i > 0 && buckets[i]! <= buckets[i - 1]!) throw new Error(`histogram ${name}: bucket bounds must increase`);
+    }
+    this.bounds = [...buckets];
+  }
+
+  /** The series with these labels (created at the first call; `le` is reserved). */
+  series(labels: Record<string, string> = {}): HistogramSeries {
+    const key = seriesKey(labels);
+    let child = this.children.get(key);
+    if (!child) {
+      if (Object.hasOwn(labels, 'le')) throw new Error(`histogram ${this.name}: the label le is reserved for buckets`);
+      child = new HistogramSeries({ ...labels }, this.bounds);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+
+  samples(): Sample[] {
+    const out: Sample[] = [];
+    for (const child of this.children.values()) out.push(...child.samples());
+    return out;
+  }
 }
 
 /**
@@ -26,6 +113,13 @@ export class MetricsRegistry {
     this.add({ name, help, type: 'counter', collect: normalise(collect) });
   }
 
+  /** A histogram family (`_bucket`, `_sum`, `_count`); observe through its series. */
+  histogram(name: string, help: string, buckets: readonly number[] = DEFAULT_BUCKETS): Histogram {
+    const histogram = new Histogram(name, buckets);
+    this.add({ name, help, type: 'histogram', collect: () => histogram.samples() });
+    return histogram;
+  }
+
   /**
    * Text exposition format 0.0.4: per family one HELP and one TYPE line, then its samples.
    * A collector that yields an invalid label name or the same label set twice is a bug and
@@ -37,11 +131,12 @@ export class MetricsRegistry {
       out.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
       const seen = new Set<string>();
       for (const sample of family.collect()) {
+        const name = sample.suffix ? family.name + sample.suffix : family.name;
         const labels = renderLabels(family.name, sample.labels);
-        const key = seriesKey(sample.labels);
-        if (seen.has(key)) throw new Error(`metric ${family.name} yielded the series ${labels || '{}'} twice`);
+        const key = `${name}${seriesKey(sample.labels)}`;
+        if (seen.has(key)) throw new Error(`metric ${name} yielded the series ${labels || '{}'} twice`);
         seen.add(key);
-        out.push(`${family.name}${labels} ${formatNumber(sample.value)}`);
+        out.push(`${name}${labels} ${formatNumber(sample.value)}`);
       }
     }
     return `${out.join('\n')}\n`;
