@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load';
@@ -9,6 +9,7 @@ import { RUNNING_BINARY } from '../core/update/running-binary';
 import { readControllerRuntime } from '../core/update/runtime-file';
 import type { UpdateJob } from '../core/update/self-updates';
 import { rollbackBinary, updateBinary, UpdateError } from '../core/update/updater';
+import { savedMasterToken } from '../http/master-token';
 import { VERSION } from '../version';
 
 export const UPDATE_USAGE = `svc update: replace the svc binary with a newer release
@@ -213,11 +214,14 @@ async function throughController(url: string, dataDir: string, token: string, re
 /** The master token as the controller resolves it: SVC_API_TOKEN, [api] token, or the generated data/api-token. */
 function apiToken(configured: string, dataDir: string): string {
   if (configured) return configured;
+  let saved: string | null = null;
   try {
-    return readFileSync(join(dataDir, 'api-token'), 'utf8').trim();
+    saved = savedMasterToken(dataDir);
   } catch {
-    throw new Error('no API token: set SVC_API_TOKEN, [api] token, or run this as the user that can read data/api-token');
+    // Unreadable: another user's file (mode 600).
   }
+  if (!saved) throw new Error('no API token: set SVC_API_TOKEN, [api] token, or run this as the user that can read data/api-token');
+  return saved;
 }
 
 function terminalIo(): Io {

@@ -16,13 +16,21 @@ export function resolveMasterToken(
   dataDir: string,
 ): { token: string; source: TokenSource; file?: string } {
   if (configured) return { token: configured, source: fromEnvironment ? 'environment' : 'config' };
-  const file = join(dataDir, 'api-token');
-  if (existsSync(file)) {
-    const saved = readFileSync(file, 'utf8').trim();
-    if (saved.length >= 16) return { token: saved, source: 'generated', file };
-  }
+  const file = tokenFile(dataDir);
+  const saved = savedMasterToken(dataDir);
+  if (saved) return { token: saved, source: 'generated', file };
   const token = generateToken();
   writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return { token, source: 'generated', file };
+}
+
+const tokenFile = (dataDir: string) => join(dataDir, 'api-token');
+
+/** The token a first start generated into data/api-token, if there is a usable one (never creates it). */
+export function savedMasterToken(dataDir: string): string | null {
+  const file = tokenFile(dataDir);
+  if (!existsSync(file)) return null;
+  const saved = readFileSync(file, 'utf8').trim();
+  return saved.length >= 16 ? saved : null;
 }
