@@ -45,10 +45,15 @@ export async function buildTarget(target: Target, outfile: string, options: { ve
     // about 1 MB of resident memory when embedded).
     minify: { whitespace: true, syntax: true, identifiers: false },
     sourcemap: 'none',
-    // No bytecode cache: with it the first answer comes ~60 ms sooner (≈45 vs ≈110 ms, goal 150)
-    // but ~1 MB more stays resident, which the 60 MB idle goal cannot spare.
-    bytecode: false,
+    // Precompiled bytecode: the first answer comes ~80 ms sooner (≈140 vs ≈220 ms with every
+    // module) and idle memory is the same (measured 87.4 vs 87.5 MiB), since parsing the source
+    // costs what the cache holds.
+    bytecode: true,
     format: 'esm',
+    // Code behind a dynamic import goes in chunks of its own, loaded when first imported: an
+    // uninstalled module or an unused feature costs neither start time nor memory (measured with
+    // every module: 80 → 75 MiB idle; `svc version` peaks at 39 instead of 49 MiB).
+    splitting: true,
   });
   if (!result.success) {
     throw new AggregateError(result.logs, `build of ${target} failed:\n${result.logs.map(String).join('\n')}`);

@@ -67,7 +67,7 @@ import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
 import type { RequestGuard } from './http/guard';
 import type { Kernel, Paths } from './kernel';
 import { createLogger, type Logger } from './log';
-import type { SvcModule } from './modules/module';
+import type { ModuleEntry } from './modules/module';
 import { ModuleRegistry } from './modules/registry';
 import { BUILTIN_MODULES } from './modules/builtin';
 import { openDatabase, type Database } from './storage/db';
@@ -96,6 +96,7 @@ import { controllerUpdateRoutes } from './http/routes/controller-update';
 import { pathsOf } from './config/paths';
 import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
+import { printStartupTrace, startupMark } from './startup-trace';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -112,7 +113,7 @@ export interface ControllerOptions {
   /** Called after a requested shutdown has stopped everything (default process.exit). */
   exit?: (code: number) => void;
   heartbeat?: HeartbeatTiming;
-  modules?: readonly SvcModule[];
+  modules?: readonly ModuleEntry[];
   /** Replaces the stop-and-exit of POST /api/shutdown (tests that must keep serving). */
   onShutdownRequest?: (reason: string) => void;
   /** Scaling and warm-pool timings (tests shorten the tick, the cooldowns and the pool interval). */
@@ -168,6 +169,7 @@ export class Controller {
     });
     if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
     for (const warning of warnings) log.warn(warning);
+    startupMark('config loaded, logger open');
 
     const master = resolveMasterToken(config.api.token, Boolean(env.SVC_API_TOKEN), paths.data);
     config.api.token = master.token;
@@ -178,6 +180,7 @@ export class Controller {
     try {
       db = openDatabase(dbPath);
       migrate(db, 'core', CORE_MIGRATIONS);
+      startupMark('database open, core migrated');
     } catch (error) {
       db?.close();
       throw error;
@@ -337,6 +340,7 @@ export class Controller {
       }),
       requestShutdown: (reason: string, actor: Actor) => controller?.requestShutdown(reason, actor),
     };
+    startupMark('kernel built');
     registerCoreSeries(kernel);
     if (cluster) registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
@@ -344,6 +348,7 @@ export class Controller {
     controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software, checkpoints);
     try {
       await modules.start(kernel);
+      startupMark('modules started');
       controller.startAuditPruning();
       kernel.modpacks.start();
       controller.startServiceSampling();
@@ -352,9 +357,12 @@ export class Controller {
       kernel.proxyUpdates = startProxyUpdates(kernel, software.upstreams);
       // Services the last controller left are known before the API answers anything.
       await manager.recover();
+      startupMark('services recovered');
       await modules.ready(kernel);
+      startupMark('modules ready');
       if (config.api.enabled) controller.listen();
       else log.warn('[api] enabled = false: the HTTP API is off');
+      startupMark('API listening');
       // This process may be the new binary of an update: say so once the API is up.
       kernel.updates.announceApplied();
       if (config.loadbalancer.enabled) kernel.loadBalancer = startLoadBalancer(kernel);
@@ -436,6 +444,7 @@ export class Controller {
       ...kernel.modules.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
+    startupMark(`routes listed (${this.routes.length})`);
     const { app, guard } = createHttpApp(kernel, {
       routes: this.routes,
       sockets: this.sockets,
@@ -448,6 +457,7 @@ export class Controller {
         this.consoles = mountConsoleStream(elysia, { kernel, heartbeat: this.heartbeat, sessions, locations: new LocationLookup(() => config.console.location_lookup_url) });
       },
     });
+    startupMark('routes mounted');
     // Never share the port with another process (the framework would default to SO_REUSEPORT,
     // silently splitting traffic between two controllers).
     app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING, reusePort: false, development: false });

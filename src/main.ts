@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
+import { startupMark } from './startup-trace';
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
-import { runCli } from './cli/main';
 // Read before any update can rename a new file over the running one.
 import './core/update/running-binary';
 
@@ -39,7 +39,7 @@ const EXIT_USAGE = 2;
 
 async function main(argv: string[]): Promise<number> {
   // The remote console has options of its own.
-  if (argv[0] === 'cli') return runCli(argv.slice(1));
+  if (argv[0] === 'cli') return (await import('./cli/main')).runCli(argv.slice(1));
   // So does the updater (its --version names a release, not "print the version").
   if (argv[0] === 'update') return (await import('./cli/update-command')).runUpdate(argv.slice(1));
   let parsed;
@@ -104,7 +104,9 @@ function init(dir: string, configPath: string): number {
 
 async function runController(dir: string, configPath: string): Promise<number> {
   // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
+  startupMark('main: entry modules evaluated');
   const [{ Controller }, { TerminalConsole }] = await Promise.all([import('./controller'), import('./cli/terminal-console')]);
+  startupMark('controller code imported');
   // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
   const terminal = process.stdin.isTTY && process.stdout.isTTY ? new TerminalConsole() : undefined;
   const exit = (code: number) => {

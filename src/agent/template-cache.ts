@@ -1,12 +1,17 @@
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
-import { unzipSync } from 'fflate';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { unzipToDirectory } from '../core/zip/unzip';
+import { ZipFormatError } from '../core/zip/zip-directory';
+
+/** A template with more files than this is refused (its directory alone would be ~80 MB). */
+const MAX_TEMPLATE_ENTRIES = 1_000_000;
 
 /**
  * Templates by hash: `cache/templates/<name>@<hash>/` holds one template as the controller
  * serves it (overlay included). A hash already there is used as is; otherwise the ZIP is
- * downloaded, unpacked into a temporary folder and renamed into place, so a half-done
- * download is never mistaken for a template.
+ * streamed to a file beside it, unpacked from disk into a temporary folder (memory stays flat
+ * for any template size) and renamed into place, so a half-done download is never mistaken
+ * for a template.
  */
 export class TemplateCache {
   private readonly inflight = new Map<string, Promise<string>>();
@@ -37,24 +42,24 @@ export class TemplateCache {
     }
     const served = response.headers.get('x-template-hash');
     if (served && served !== hash) throw new Error(`template ${name} changed while it was fetched (hash ${served.slice(0, 12)}…, expected ${hash.slice(0, 12)}…); the next start fetches it again`);
-    const files = unzipSync(new Uint8Array(await response.arrayBuffer()));
     const temp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+    const archive = `${temp}.zip`;
     rmSync(temp, { recursive: true, force: true });
-    mkdirSync(temp, { recursive: true });
     try {
-      for (const [entry, bytes] of Object.entries(files)) {
-        if (entry.endsWith('/')) continue;
-        const target = resolve(temp, entry);
-        if (!target.startsWith(temp + sep)) throw new Error(`template ${name}: the archive entry "${entry}" points outside the template`);
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, bytes);
-      }
       mkdirSync(this.root, { recursive: true });
+      // Streamed to disk as it arrives, never held whole.
+      await Bun.write(archive, response);
+      await unzipToDirectory(archive, temp, { maxEntries: MAX_TEMPLATE_ENTRIES }).catch((error: unknown) => {
+        if (error instanceof ZipFormatError) throw new Error(`template ${name}: the archive cannot be unpacked: ${error.message}`);
+        throw error;
+      });
       renameSync(temp, dir);
     } catch (error) {
       rmSync(temp, { recursive: true, force: true });
       if (existsSync(dir)) return dir; // another download won the race
       throw error;
+    } finally {
+      rmSync(archive, { force: true });
     }
     return dir;
   }

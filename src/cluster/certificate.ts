@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../config/write';
 
 /**
  * @peculiar/x509 resolves its ASN.1 classes through tsyringe, which needs the Reflect metadata
@@ -80,8 +81,9 @@ async function create(dir: string, sans: readonly string[], now: Date): Promise<
   const keyPem = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
   const certPem = cert.toString('pem');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeAtomically(join(dir, KEY_FILE), keyPem, 0o600);
-  writeAtomically(join(dir, CERT_FILE), certPem, 0o644);
+  // The key first: a certificate on disk always has its key beside it.
+  writeFileAtomic(join(dir, KEY_FILE), keyPem, { mode: 0o600 });
+  writeFileAtomic(join(dir, CERT_FILE), certPem, { mode: 0o644 });
   return describe(certPem, keyPem);
 }
 
@@ -109,11 +111,4 @@ export function fingerprintOfPem(pem: string): string {
   const body = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/.exec(pem)?.[1];
   if (!body) throw new Error('not a PEM certificate');
   return fingerprintOf(new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64')));
-}
-
-function writeAtomically(path: string, text: string, mode: number): void {
-  const temp = `${path}.tmp-${process.pid}`;
-  writeFileSync(temp, text, { mode });
-  chmodSync(temp, mode);
-  renameSync(temp, path);
 }

@@ -1,9 +1,9 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export interface AtomicWriteOptions {
-  /** File mode of a newly created file. */
+  /** File mode of the file written, exactly (the umask does not narrow it); default 0644 less the umask. */
   mode?: number;
   /**
    * fsync the file and its directory, so the new content survives a power loss or kernel crash
@@ -27,6 +27,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   try {
     const fd = openSync(tmp, 'w', mode);
     try {
+      if (options.mode !== undefined) fchmodSync(fd, options.mode);
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset);

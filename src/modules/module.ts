@@ -35,6 +35,26 @@ export interface ModuleContext {
  * config file (written with defaults on first launch), calls init, mounts its routes, and
  * calls stop in reverse order at shutdown.
  */
+/** What is known of a module without loading its code: enough to list, install and uninstall it. */
+export interface ModuleManifest {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  dashboard?: DashboardManifest;
+}
+
+/**
+ * A module compiled into the binary whose code loads only when it is installed (builtin.ts):
+ * an uninstalled module costs its manifest and nothing more at start.
+ */
+export interface LazyModule extends ModuleManifest {
+  load(): Promise<SvcModule>;
+}
+
+/** What the registry is given: a module, or one to load when it is installed. */
+export type ModuleEntry = SvcModule | LazyModule;
+
 export interface SvcModule {
   /** Lower-case, stable: the migration scope, the config folder, and `moduleId` on events. */
   id: string;

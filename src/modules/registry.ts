@@ -10,7 +10,7 @@ import type { AnyRoute } from '../http/route';
 import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
-import type { DashboardManifest, ModuleContext, SvcModule } from './module';
+import type { DashboardManifest, ModuleContext, ModuleEntry, ModuleManifest, SvcModule } from './module';
 import type { ModuleServices } from './services';
 import type { DoctorSection } from '../core/doctor/model';
 
@@ -49,7 +49,7 @@ export class ModuleRegistry {
   /** Modules whose start failed this run, with the reason. */
   private readonly failures = new Map<string, string>();
 
-  constructor(private readonly modules: readonly SvcModule[]) {
+  constructor(private readonly modules: readonly ModuleEntry[]) {
     const seen = new Set<string>();
     for (const m of modules) {
       if (!MODULE_ID.test(m.id)) throw new Error(`module id "${m.id}" must match ${MODULE_ID}`);
@@ -69,9 +69,18 @@ export class ModuleRegistry {
       const id = file.slice(0, -MODULE_FILE.length);
       if (!this.modules.some((m) => m.id === id)) kernel.log.warn({ file: join(this.dir, file) }, `module file for "${id}", which this build does not contain: ignored`);
     }
-    for (const module of this.modules) {
-      if (!this.isInstalled(module.id)) continue;
-      const log = kernel.log.child({ area: `module:${module.id}` });
+    for (const entry of this.modules) {
+      if (!this.isInstalled(entry.id)) continue;
+      const log = kernel.log.child({ area: `module:${entry.id}` });
+      let module: SvcModule;
+      try {
+        module = 'load' in entry ? await entry.load() : entry;
+        if (module.id !== entry.id) throw new Error(`the code loaded for module "${entry.id}" says it is "${module.id}"`);
+      } catch (error) {
+        this.failures.set(entry.id, error instanceof Error ? error.message : String(error));
+        log.error({ err: error }, `module "${entry.id}" could not be loaded; it is off until the next start, the rest runs on`);
+        continue;
+      }
       if (module.errors) registerErrorCodes(module.errors);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
@@ -198,7 +207,7 @@ export class ModuleRegistry {
     return true;
   }
 
-  private require(id: string): SvcModule {
+  private require(id: string): ModuleManifest {
     const module = this.modules.find((m) => m.id === id);
     if (!module) {
       const known = this.modules.map((m) => m.id).join(', ') || 'none';
@@ -215,7 +224,7 @@ export class ModuleRegistry {
     return join(this.dir!, `${id}${MODULE_FILE}`);
   }
 
-  private writeFile(module: SvcModule): void {
+  private writeFile(module: ModuleManifest): void {
     writeFileAtomic(this.fileOf(module.id), `${JSON.stringify({ id: module.id, version: module.version, installedAt: new Date().toISOString() })}\n`);
   }
 

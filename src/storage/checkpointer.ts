@@ -10,6 +10,12 @@ const RESTART_ABOVE_BYTES = 32 * 1024 * 1024;
 const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 /** When the worker has not finished a checkpoint for this long, the main connection checkpoints itself. */
 const STALL_MS = 30_000;
+/**
+ * The worker (a thread with its own JavaScript VM, ~5 MiB resident) starts only once the WAL
+ * holds this much: an idle controller writes a few rows a minute and never needs it, and up to
+ * here a checkpoint has little to copy whoever runs it.
+ */
+const START_WORKER_ABOVE_BYTES = 1024 * 1024;
 
 /**
  * The worker: its own connection to the same file. Plain JavaScript, loaded from a blob URL,
@@ -43,38 +49,49 @@ type WorkerReply = { type: 'opened' | 'closed' } | { type: 'done'; busy: number;
  * WAL checkpoints off the event loop. With WAL and synchronous = NORMAL a commit never waits
  * for the disk, but SQLite's automatic checkpoint (every ~1000 WAL pages) runs inside a
  * commit and fsyncs: a few milliseconds in which nothing else is served. Here the main
- * connection's automatic checkpoint is off, and a worker thread with its own connection runs
- * PASSIVE checkpoints (which never block writers) once a second; when the WAL has grown past
+ * connection's automatic checkpoint is off, and once the WAL has grown past 1 MiB a worker
+ * thread with its own connection runs PASSIVE checkpoints (which never block writers) once a second; when the WAL has grown past
  * 32 MiB the main connection restarts it right after one (one short step, little left to
  * copy). Should the worker fail or stall, the main connection checkpoints as it did before.
  */
 export class BackgroundCheckpointer {
-  private readonly worker: Worker | undefined;
+  private worker: Worker | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
   private pendingSince: number | null = null;
   private failed = false;
   /** Checkpoints the worker finished (tests, doctor). */
   checkpoints = 0;
+  /** Ticks run, each a look at the WAL (tests). */
+  ticks = 0;
 
   constructor(
     private readonly db: Database,
     private readonly path: string,
     private readonly log: Logger,
+    private readonly startWorkerAboveBytes = START_WORKER_ABOVE_BYTES,
   ) {
     db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    db.run('PRAGMA wal_autocheckpoint = 0');
+    this.timer = setInterval(() => this.tick(), INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Whether the worker thread has been started (it starts when the WAL first grows past the threshold). */
+  get workerStarted(): boolean {
+    return this.worker !== undefined;
+  }
+
+  private startWorker(): void {
     try {
       const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'application/javascript' }));
       this.worker = new Worker(url);
       this.worker.unref();
       this.worker.onmessage = (event: MessageEvent<WorkerReply>) => this.onReply(event.data);
       this.worker.onerror = (event) => this.fail(event.message);
-      this.worker.postMessage({ type: 'open', path });
-      db.run('PRAGMA wal_autocheckpoint = 0');
+      this.worker.postMessage({ type: 'open', path: this.path });
     } catch (error) {
       this.fail((error as Error).message);
     }
-    this.timer = setInterval(() => this.tick(), INTERVAL_MS);
-    this.timer.unref();
   }
 
   /** Ends the worker; the main connection checkpoints by itself again (and at close). */
@@ -87,7 +104,13 @@ export class BackgroundCheckpointer {
   }
 
   private tick(): void {
-    if (this.failed || !this.worker) return;
+    this.ticks++;
+    if (this.failed) return;
+    if (!this.worker) {
+      if (this.walBytes() <= this.startWorkerAboveBytes) return;
+      this.startWorker();
+      if (!this.worker) return;
+    }
     const now = Date.now();
     if (this.pendingSince !== null) {
       if (now - this.pendingSince > STALL_MS) this.fail(`no checkpoint finished for ${Math.round(STALL_MS / 1000)} s`);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { t } from 'elysia';
 import { ApiError } from '../../src/errors';
 import { defineRoute } from '../../src/http/route';
-import type { SvcModule } from '../../src/modules/module';
+import type { LazyModule, SvcModule } from '../../src/modules/module';
+import { BUILTIN_MODULES } from '../../src/modules/builtin';
 import { ModuleRegistry } from '../../src/modules/registry';
 import { CORE_MIGRATIONS } from '../../src/storage/core-migrations';
 import { expectErrorBody, readJson, startController, type TestController } from '../support/controller';
@@ -307,6 +308,52 @@ describe('module lifecycle events and failed starts', () => {
       expect(c.logs.some((l) => l.includes('module \\"brokenready\\" failed to start (ready)') || l.includes('module "brokenready" failed to start (ready)'))).toBe(true);
     } finally {
       await c.stop();
+    }
+  });
+});
+
+describe('lazy modules (how the binary ships its modules)', () => {
+  test('the code of an uninstalled module is never loaded; an installed one loads at start; one that cannot load is failed and the rest run on', async () => {
+    const loads: string[] = [];
+    const lazyNotes: LazyModule = { id: notesModule.id, name: notesModule.name, version: notesModule.version, description: notesModule.description, load: async () => (loads.push('notes'), notesModule) };
+    const lazyIdle: LazyModule = { id: 'idle', name: 'Idle', version: '1.0.0', description: 'never installed here', load: async () => (loads.push('idle'), { id: 'idle', name: 'Idle', version: '1.0.0', description: 'x' }) };
+    const lazyBroken: LazyModule = { id: 'unloadable', name: 'Unloadable', version: '1.0.0', description: 'its code is missing', load: async () => { throw new Error('chunk missing'); } };
+    const first = await startController({ modules: [lazyNotes, lazyIdle, lazyBroken] });
+    const dir = first.dir;
+    try {
+      expect(loads.sort()).toEqual(['idle', 'notes']);
+      const { modules } = await readJson(await first.api('/api/modules'));
+      const byId = Object.fromEntries(modules.map((m: { id: string }) => [m.id, m]));
+      expect(byId.notes).toMatchObject({ status: 'active', loaded: true });
+      expect(byId.unloadable).toMatchObject({ status: 'failed', error: 'chunk missing', loaded: false, installed: true });
+      expect((await first.api('/api/notes', { method: 'POST', json: { text: 'lazy' } })).status).toBe(201);
+      expect((await first.api('/api/modules/uninstall/idle', { method: 'POST' })).status).toBe(200);
+    } finally {
+      await first.stopKeepingDir();
+    }
+    loads.length = 0;
+    const second = await startController({ modules: [lazyNotes, lazyIdle, lazyBroken], dir });
+    try {
+      // Listed from its manifest, its code untouched.
+      expect(loads).toEqual(['notes']);
+      const { modules } = await readJson(await second.api('/api/modules'));
+      expect(modules.find((m: { id: string }) => m.id === 'idle')).toMatchObject({ status: 'available', installed: false, name: 'Idle' });
+    } finally {
+      await second.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('every built-in manifest loads the module it names, with the same id, name and version', async () => {
+    for (const entry of BUILTIN_MODULES) {
+      const module = await entry.load();
+      expect({ id: module.id, name: module.name, version: module.version, description: module.description, dashboard: module.dashboard }).toEqual({
+        id: entry.id,
+        name: entry.name,
+        version: entry.version,
+        description: entry.description,
+        dashboard: entry.dashboard,
+      });
     }
   });
 });

@@ -44,6 +44,25 @@ describe('BackgroundCheckpointer', () => {
     expect(checkpointer.active).toBe(true);
   });
 
+  test('starts no worker while the WAL stays small, and one once it has grown', async () => {
+    const { db, path } = database();
+    const checkpointer = new BackgroundCheckpointer(db, path, log, 64 * 1024);
+    cleanup.push(() => checkpointer.stop());
+    expect(autoCheckpoint(db)).toBe(0);
+    db.run("INSERT INTO t (v) VALUES ('small')");
+    expect(walBytes(path)).toBeLessThan(64 * 1024);
+    // Two looks at a small WAL: still no thread.
+    await waitFor(() => checkpointer.ticks >= 2, { timeoutMs: 5000, what: 'two checkpoint ticks' });
+    expect(checkpointer.workerStarted).toBe(false);
+    expect(checkpointer.checkpoints).toBe(0);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 100; i++) insert.run('y'.repeat(200));
+    expect(walBytes(path)).toBeGreaterThan(64 * 1024);
+    await waitFor(() => checkpointer.checkpoints >= 1, { timeoutMs: 10_000, what: 'a checkpoint by the worker started on demand' });
+    expect(checkpointer.workerStarted).toBe(true);
+    expect(checkpointer.active).toBe(true);
+  });
+
   test('stop gives the checkpoints back to the main connection', () => {
     const { db, path } = database();
     const checkpointer = new BackgroundCheckpointer(db, path, log);

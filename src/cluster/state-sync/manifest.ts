@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { createBreather, type Breather } from '../../core/templates/breather';
 import { excludeMatcher, type ExcludeMatcher } from '../../core/templates/deploy-excludes';
 import { HashCache } from './hash-cache';
-import { relPathProblem } from './rel-path';
+import { relPathProblem } from '../../core/files/rel-path';
 
 export const SHA256_HEX = '^[0-9a-f]{64}$';
 

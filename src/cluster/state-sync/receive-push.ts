@@ -5,7 +5,7 @@ import type { ExcludeMatcher } from '../../core/templates/deploy-excludes';
 import { ApiError } from '../../errors';
 import type { HashCache } from './hash-cache';
 import { manifestProblem, sortedManifest, type Manifest } from './manifest';
-import type { MultipartReader } from './multipart';
+import type { MultipartReader } from '../../core/files/multipart';
 import { seedFile, StagedFile } from './stage';
 import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
 

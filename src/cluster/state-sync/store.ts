@@ -12,12 +12,12 @@ import type { Logger } from '../../log';
 import { HashCache } from './hash-cache';
 import { KeyedLock } from './keyed-lock';
 import { buildManifest, listFiles, manifestBytes, type Manifest } from './manifest';
-import { MultipartReader, boundaryOf } from './multipart';
+import { MultipartReader, boundaryOf } from '../../core/files/multipart';
 import { PushStats } from './push-stats';
 import { loadHashes, saveHashes, tidyHashes } from './saved-hashes';
 import { readManifestPart, receiveFiles } from './receive-push';
 import { openFileStream } from './file-stream';
-import { confinedFile } from './rel-path';
+import { confinedFile } from '../../core/files/rel-path';
 import { canonicalPath, createStage, removeLater, removeNow, swapIn, tidyStateRoot } from './stage';
 
 /** A service whose state is synced: a `<Group>-<N>` of a STATIC group with `sync.enabled`. */

@@ -3,7 +3,7 @@ import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
 import { chmod, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
-import { boundaryOf, MultipartReader } from '../../cluster/state-sync/multipart';
+import { boundaryOf, MultipartReader } from './multipart';
 import { ApiError } from '../../errors';
 import { syncDirectory } from './atomic-write';
 import { fsError, inspectLeaf, type Leaf } from './confine';

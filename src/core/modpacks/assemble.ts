@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { relPathProblem } from '../../cluster/state-sync/rel-path';
+import { relPathProblem } from '../files/rel-path';
 import { ApiError } from '../../errors';
 import type { CurseForgeFile, CurseForgeSource } from './curseforge-source';
 import { download } from './download';

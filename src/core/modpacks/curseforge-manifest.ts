@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { relPathProblem } from '../../cluster/state-sync/rel-path';
+import { relPathProblem } from '../files/rel-path';
 import { ApiError } from '../../errors';
 import { loaderOfCurseForge, type LoaderFacts } from './loader';
 

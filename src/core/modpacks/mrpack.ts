@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { relPathProblem } from '../../cluster/state-sync/rel-path';
+import { relPathProblem } from '../files/rel-path';
 import { ApiError } from '../../errors';
 import type { ExpectedFile } from './download';
 import { loaderOfMrpack, type LoaderFacts } from './loader';

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { relPathProblem } from '../../cluster/state-sync/rel-path';
+import { relPathProblem } from '../files/rel-path';
 import { ApiError } from '../../errors';
 import { openByteSource, type ByteSource } from './byte-source';
 import type { ArchiveLimits } from './limits';
 import { listZipEntries, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
-import { extractEntry, readEntry } from './zip-extract';
+import { extractEntry, readEntry } from '../zip/zip-extract';
 
 /** A file of the archive and where it goes, relative to the folder it is unpacked into. */
 export interface ArchiveFile {

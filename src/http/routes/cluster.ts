@@ -8,7 +8,7 @@ import { SystemInfoSchema, withRuntimeAliases } from '../../core/info/system-fac
 import { formatMemory } from '../../core/software/memory';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { ClusterRuntime } from '../../cluster/runtime';
-import { templateArchiveHash, templateFiles, zipStream } from '../../cluster/template-archive';
+import { templateArchiveHash, templateFiles } from '../../cluster/template-archive';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 
@@ -135,6 +135,8 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
         const software = query.software ?? 'PAPER';
         const files = templateFiles(kernel.paths.templates, params.name, software);
         const hash = await templateArchiveHash(kernel.paths.templates, params.name, software);
+        // The zip writer loads on the first template served, not at start.
+        const { zipStream } = await import('../../cluster/template-zip');
         return new Response(zipStream(files), {
           headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${params.name}.zip"`, 'x-template-hash': hash },
         });

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import type { Kernel } from '../../kernel';
 import { ManifestSchema } from '../../cluster/state-sync/manifest';
-import { MAX_REL_PATH } from '../../cluster/state-sync/rel-path';
+import { MAX_REL_PATH } from '../../core/files/rel-path';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';

@@ -1,4 +1,5 @@
 import type { SvcModule } from '../module';
+import { AUTH_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { dashboardCommand } from './commands';
 import { AuthConfigSchema, type AuthConfig } from './config';
@@ -16,15 +17,10 @@ const runtimes = new PerController<AuthRuntime>('auth');
  * limited to the permission nodes the player holds (permissions module).
  */
 export const authModule: SvcModule = {
-  id: 'auth',
-  name: 'Auth',
-  version: '1.0.0',
-  description: 'Dashboard login by game account (codes, magic links, TOTP, passkeys) and sessions limited by permission nodes',
+  ...AUTH_MANIFEST,
   configSchema: AuthConfigSchema,
   migrations: [{ version: 1, name: 'auth', sql: auth0001 }],
   errors: AUTH_MODULE_ERRORS,
-  // The login and profile pages are the dashboard's own; the module adds no sidebar entry.
-  dashboard: { title: 'Auth', pages: [] },
   init(ctx) {
     const runtime = new AuthRuntime(ctx.kernel, ctx.config as unknown as AuthConfig, ctx.log);
     runtimes.set(ctx, runtime);

@@ -1,3 +1,4 @@
+import { BACKUP_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
 import type { ModuleContext, SvcModule } from '../module';
 import { PerController } from '../per-controller';
@@ -19,18 +20,8 @@ export const backupRuntimeOf = (kernel: Kernel): BackupRuntime => runtimes.of({ 
  * through a staging folder so a failure leaves the target as it was.
  */
 export const backupModule: SvcModule = {
-  id: 'backup',
-  name: 'Backups',
-  version: '1.0.0',
-  description: 'Scheduled and manual tar+zstd backups with manifests, retention, verify and safe restore',
+  ...BACKUP_MANIFEST,
   migrations: [{ version: 1, name: 'backup', sql: backup0001 }],
-  dashboard: {
-    title: 'Backups',
-    icon: 'Archive',
-    apiPrefix: '/api/backups',
-    sections: [{ title: 'Backups', type: 'table', endpoint: '?limit=100' }],
-    pages: [{ path: '/modules/backup', title: 'Backups' }],
-  },
   init(ctx) {
     runtimes.set(ctx, new BackupRuntime(ctx.kernel, ctx.log, ctx.dir));
   },

@@ -1,4 +1,5 @@
 import type { SvcModule } from '../module';
+import { DISPLAY_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { displayDoctorSection } from './doctor';
 import { displayRoutes } from './routes';
@@ -12,17 +13,7 @@ const stores = new PerController<DisplayStore>('display');
  * The per-group files are the module's whole configuration; it keeps nothing in the database.
  */
 export const displayModule: SvcModule = {
-  id: 'display',
-  name: 'Display',
-  version: '1.0.0',
-  description: 'Server-selector signs and NPCs: sign lines, NPC hologram, items and state labels per group',
-  dashboard: {
-    title: 'Display',
-    icon: 'Monitor',
-    apiPrefix: '/api/displays',
-    sections: [{ title: 'Configurations', type: 'table', endpoint: '' }],
-    pages: [{ path: '/modules/display', title: 'Display' }],
-  },
+  ...DISPLAY_MANIFEST,
   init(ctx) {
     const store = new DisplayStore(ctx.kernel, ctx.log, ctx.dir);
     store.start();

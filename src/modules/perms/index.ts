@@ -1,4 +1,5 @@
 import type { SvcModule } from '../module';
+import { PERMS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { permsCommand } from './commands';
 import { permsDoctorSection } from './doctor';
@@ -14,21 +15,8 @@ const runtimes = new PerController<PermsRuntime>('permissions');
  * against (the `perms` service).
  */
 export const permsModule: SvcModule = {
-  id: 'perms',
-  name: 'Permissions',
-  version: '1.0.0',
-  description: 'Permission groups, contexts, tracks and meta for proxies, backends and dashboard logins',
+  ...PERMS_MANIFEST,
   migrations: [{ version: 1, name: 'perms', sql: perms0001 }],
-  dashboard: {
-    title: 'Permissions',
-    icon: 'Shield',
-    apiPrefix: '/api/permissions',
-    sections: [
-      { title: 'Groups', type: 'table', endpoint: '/groups' },
-      { title: 'Tracks', type: 'table', endpoint: '/tracks' },
-    ],
-    pages: [{ path: '/modules/perms', title: 'Permissions' }],
-  },
   init(ctx) {
     const runtime = new PermsRuntime(ctx.kernel, ctx.log);
     runtimes.set(ctx, runtime);

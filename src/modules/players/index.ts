@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import type { SvcModule } from '../module';
+import { PLAYERS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { playersCommand } from './commands';
 import { playersModuleRoutes } from './routes';
@@ -23,22 +24,9 @@ const ConfigSchema = t.Object({
  * online where, each player's history and playtime, and search over every player seen.
  */
 export const playersModule: SvcModule = {
-  id: 'players',
-  name: 'Players',
-  version: '1.0.0',
-  description: 'Player sessions, playtime and the online roster, kept across controller restarts',
+  ...PLAYERS_MANIFEST,
   configSchema: ConfigSchema,
   migrations: [{ version: 1, name: 'players', sql: players0001 }],
-  dashboard: {
-    title: 'Players',
-    icon: 'Users',
-    apiPrefix: '/api/players',
-    sections: [
-      { title: 'Online Players', type: 'table', endpoint: '/online' },
-      { title: 'Statistics', type: 'table', endpoint: '/stats' },
-    ],
-    pages: [{ path: '/modules/players', title: 'Players' }],
-  },
   init(ctx) {
     const days = ctx.config.players?.history_retention_days as number;
     const runtime = new PlayersRuntime(ctx.kernel, ctx.log, { historyRetentionDays: days });

@@ -1,3 +1,4 @@
+import { PUNISHMENTS_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
 import type { ModuleContext, SvcModule } from '../module';
 import { PerController } from '../per-controller';
@@ -19,21 +20,8 @@ export const punishmentsRuntimeOf = (kernel: Kernel): PunishmentsRuntime => runt
  * config/modules/punishments/messages.toml.
  */
 export const punishmentsModule: SvcModule = {
-  id: 'punishments',
-  name: 'Punishments',
-  version: '1.0.0',
-  description: 'Bans, IP bans, mutes, kicks and warnings, network-wide or per group or service, with the login and chat checks the plugins ask',
+  ...PUNISHMENTS_MANIFEST,
   migrations: [{ version: 1, name: 'punishments', sql: punishments0001 }],
-  dashboard: {
-    title: 'Punishments',
-    icon: 'Gavel',
-    apiPrefix: '/api/punishments',
-    sections: [
-      { title: 'Active', type: 'table', endpoint: '?active=true' },
-      { title: 'All', type: 'table', endpoint: '?active=false' },
-    ],
-    pages: [{ path: '/modules/punishments', title: 'Punishments' }],
-  },
   init(ctx) {
     runtimes.set(ctx, new PunishmentsRuntime(ctx.kernel, ctx.log, ctx.dir));
   },

@@ -1,3 +1,4 @@
+import { RESOURCEPACKS_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
 import type { ModuleContext, SvcModule } from '../module';
 import { PerController } from '../per-controller';
@@ -18,21 +19,8 @@ export const resourcePacksRuntimeOf = (kernel: Kernel): ResourcePacksRuntime => 
  * and resolved into the ordered stack the backend plugin applies when a player joins.
  */
 export const resourcePacksModule: SvcModule = {
-  id: 'resourcepacks',
-  name: 'Resource Packs',
-  version: '1.0.0',
-  description: 'Resource packs by URL or uploaded, assigned to the network, a group or a service, with the stack backends apply and public downloads',
+  ...RESOURCEPACKS_MANIFEST,
   migrations: [{ version: 1, name: 'resourcepacks', sql: resourcepacks0001 }],
-  dashboard: {
-    title: 'Resource Packs',
-    icon: 'Package',
-    apiPrefix: '/api/resourcepacks',
-    sections: [
-      { title: 'Packs', type: 'table', endpoint: '' },
-      { title: 'Assignments', type: 'table', endpoint: '/assignments' },
-    ],
-    pages: [{ path: '/modules/resourcepacks', title: 'Resource Packs' }],
-  },
   init(ctx) {
     runtimes.set(ctx, new ResourcePacksRuntime(ctx.kernel, ctx.log));
   },

@@ -1,3 +1,4 @@
+import { SCALING_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
 import type { ModuleContext, SvcModule } from '../module';
 import { PerController } from '../per-controller';
@@ -19,12 +20,8 @@ export const scalingRuntimeOf = (kernel: Kernel): ScalingRuntime => runtimes.of(
  * every decision stored with its source and reason.
  */
 export const scalingModule: SvcModule = {
-  id: 'scaling',
-  name: 'Smart Scaling',
-  version: '1.0.0',
-  description: 'Schedules, warm-up and predictions on top of the autoscaler',
+  ...SCALING_MANIFEST,
   migrations: [{ version: 1, name: 'scaling', sql: scaling0001 }],
-  dashboard: { title: 'Smart Scaling', icon: 'TrendingUp', apiPrefix: '/api/scaling', sections: [{ title: 'Decisions', type: 'table', endpoint: '/decisions' }], pages: [{ path: '/modules/scaling', title: 'Smart Scaling' }] },
   init(ctx) {
     const runtime = new ScalingRuntime(ctx.kernel, ctx.log, ctx.dir);
     runtime.start();

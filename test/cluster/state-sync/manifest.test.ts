@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HashCache } from '../../../src/cluster/state-sync/hash-cache';
 import { buildManifest, manifestProblem } from '../../../src/cluster/state-sync/manifest';
-import { confinedFile, relPathProblem } from '../../../src/cluster/state-sync/rel-path';
+import { confinedFile, relPathProblem } from '../../../src/core/files/rel-path';
 import { tempDir } from '../../support/controller';
 
 const scratch = tempDir('svc-manifest-');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { generateSync } from 'otplib';
 import type { SvcEvent } from '../../../src/events/catalogue';
 import { BUILTIN_MODULES } from '../../../src/modules/builtin';
-import type { SvcModule } from '../../../src/modules/module';
+import type { ModuleEntry } from '../../../src/modules/module';
 import { expectErrorBody, readJson, startController, type TestController } from '../../support/controller';
 import { bringOnline, grant, loginCode, type Player } from '../../support/dashboard-login';
 
@@ -20,7 +20,7 @@ export interface AuthSetup {
   toml?: string;
   /** Extra lines of svc.toml's [api] table. */
   apiToml?: string;
-  modules?: readonly SvcModule[];
+  modules?: readonly ModuleEntry[];
 }
 
 /** A controller under test; `c` changes on restart (same directory, new port). */

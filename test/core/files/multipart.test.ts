@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MultipartReader, boundaryOf } from '../../../src/cluster/state-sync/multipart';
+import { MultipartReader, boundaryOf } from '../../../src/core/files/multipart';
 import { multipartBody } from '../../../src/cluster/state-sync/multipart-body';
 import { tempDir } from '../../support/controller';
 import { ApiError } from '../../../src/errors';

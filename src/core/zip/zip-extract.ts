@@ -1,23 +1,20 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { RandomReader } from './byte-source';
-import { Inflate } from 'fflate';
-import { entryDataStart, readAt, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createInflateRaw, inflateRawSync } from 'node:zlib';
+import { entryDataStart, readAt, ZipFormatError, type RandomReader, type ZipEntry } from './zip-directory';
 
 /** Stored data is copied this many bytes at a time (one buffer, reused). */
 const COPY_BYTES = 1024 * 1024;
-/** Compressed data is read this many bytes at a time... */
+/** Compressed data is read this many bytes at a time. */
 const READ_BYTES = 256 * 1024;
-/**
- * ...and fed to the inflater in slices of this size. DEFLATE expands at most ~1032:1, so one
- * slice produces at most ~16.5 MB before the size check below runs: an entry lying about its
- * size costs that much memory, never its full size.
- */
-const INFLATE_SLICE = 16 * 1024;
+/** zlib hands out what it inflates in chunks of this size, and inflates no further while they wait. */
+const INFLATE_CHUNK = 64 * 1024;
 
 /**
  * Streams one entry of the zip open as `src` into a new file at `dest`: stored entries copied,
- * deflated ones inflated with fflate, in bounded pieces either way (memory stays flat for any
- * size). The output may not exceed the size the directory declares (checked while writing),
+ * deflated ones inflated with the runtime's zlib, in bounded pieces either way (memory stays flat
+ * for any size: zlib inflates no further while its output waits to be written). The output may not exceed the size the directory declares (checked while writing),
  * and must match it and the entry's CRC-32 at the end. Throws ZipFormatError for a bad entry.
  */
 export async function extractEntry(src: RandomReader, srcSize: number, entry: ZipEntry, dest: string, signal?: AbortSignal): Promise<void> {
@@ -46,15 +43,13 @@ export async function readEntry(src: RandomReader, srcSize: number, entry: ZipEn
   const raw = await readAt(src, start, entry.compressedSize);
   let data = raw;
   if (entry.method === 8) {
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    const inflater = new Inflate((chunk) => {
-      total += chunk.length;
-      if (total > entry.size) throw new ZipFormatError(`${entry.name} unpacks past its declared ${entry.size} bytes`);
-      parts.push(chunk);
-    });
-    pushAll(inflater, raw, true, entry);
-    data = Buffer.concat(parts);
+    try {
+      // zlib stops at maxOutputLength: an entry lying about its size never costs more than it declared.
+      data = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new ZipFormatError(`${entry.name} unpacks past its declared ${entry.size} bytes`);
+      throw corrupt(entry, error);
+    }
   }
   if (data.length !== entry.size) throw new ZipFormatError(`${entry.name} holds ${data.length} bytes where ${entry.size} were declared`);
   if ((Bun.hash.crc32(data) >>> 0) !== entry.crc32) throw new ZipFormatError(`${entry.name} fails its CRC-32 check (the archive is corrupt)`);
@@ -108,49 +103,35 @@ async function copyStored(src: RandomReader, start: number, entry: ZipEntry, sin
 }
 
 async function inflate(src: RandomReader, start: number, entry: ZipEntry, sink: CheckedSink, signal?: AbortSignal): Promise<void> {
-  let pending: Uint8Array[] = [];
-  const inflater = new Inflate((chunk) => {
-    sink.admit(chunk.length);
-    pending.push(chunk);
-  });
-  const buffer = new Uint8Array(Math.max(1, Math.min(READ_BYTES, entry.compressedSize)));
-  let done = 0;
-  do {
-    signal?.throwIfAborted();
-    const want = Math.min(buffer.length, entry.compressedSize - done);
-    const { bytesRead } = want === 0 ? { bytesRead: 0 } : await src.read(buffer, 0, want, start + done);
-    if (want > 0 && bytesRead === 0) throw new ZipFormatError(`${entry.name} is truncated`);
-    done += bytesRead;
-    // fflate may keep what it is given until its next push: hand it a copy, the buffer is reused.
-    const data = buffer.slice(0, bytesRead);
-    const last = done >= entry.compressedSize;
-    // Written slice by slice, so what one slice unpacks to is all that is ever held.
-    let at = 0;
-    do {
-      const end = Math.min(at + INFLATE_SLICE, data.length);
-      pushSlice(inflater, data.subarray(at, end), last && end === data.length, entry);
-      const out = pending;
-      pending = [];
-      for (const chunk of out) await sink.write(chunk);
-      at = end;
-    } while (at < data.length);
-  } while (done < entry.compressedSize);
-}
-
-/** Feeds `data` to the inflater slice by slice; fflate's errors become ZipFormatError. */
-function pushAll(inflater: Inflate, data: Uint8Array, final: boolean, entry: ZipEntry): void {
-  if (data.length === 0) return pushSlice(inflater, data, final, entry);
-  for (let at = 0; at < data.length; at += INFLATE_SLICE) {
-    const end = Math.min(at + INFLATE_SLICE, data.length);
-    pushSlice(inflater, data.subarray(at, end), final && end === data.length, entry);
+  async function* compressed(): AsyncGenerator<Uint8Array> {
+    const buffer = new Uint8Array(Math.max(1, Math.min(READ_BYTES, entry.compressedSize)));
+    for (let done = 0; done < entry.compressedSize; ) {
+      signal?.throwIfAborted();
+      const want = Math.min(buffer.length, entry.compressedSize - done);
+      const { bytesRead } = await src.read(buffer, 0, want, start + done);
+      if (bytesRead === 0) throw new ZipFormatError(`${entry.name} is truncated`);
+      done += bytesRead;
+      // A copy: zlib may still hold this chunk when the buffer is refilled.
+      yield buffer.slice(0, bytesRead);
+    }
   }
-}
-
-function pushSlice(inflater: Inflate, slice: Uint8Array, final: boolean, entry: ZipEntry): void {
   try {
-    inflater.push(slice, final);
+    await pipeline(Readable.from(compressed()), createInflateRaw({ chunkSize: INFLATE_CHUNK }), async (inflated: AsyncIterable<Uint8Array>) => {
+      for await (const chunk of inflated) {
+        sink.admit(chunk.length);
+        await sink.write(chunk);
+      }
+    });
   } catch (error) {
-    if (error instanceof ZipFormatError) throw error;
-    throw new ZipFormatError(`${entry.name} is corrupt (${error instanceof Error ? error.message : String(error)})`);
+    // zlib's own errors (Z_DATA_ERROR, Z_BUF_ERROR for a truncated stream) mean a bad entry;
+    // anything else (an I/O error, the abort) is passed on as it is.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) throw corrupt(entry, error);
+    throw error;
   }
+}
+
+/** zlib's complaint about an entry, as the ZipFormatError callers expect. */
+function corrupt(entry: ZipEntry, error: unknown): ZipFormatError {
+  return new ZipFormatError(`${entry.name} is corrupt (${error instanceof Error ? error.message : String(error)})`);
 }

@@ -1,0 +1,34 @@
+/**
+ * Where the start goes, for whoever works on startup time: with SVC_STARTUP_TRACE=1 the
+ * controller prints each phase's end (ms since exec, and the resident memory then) to stderr
+ * once the API answers. Off, a mark is one boolean test.
+ */
+import { readFileSync } from 'node:fs';
+
+const enabled = process.env.SVC_STARTUP_TRACE === '1';
+const marks: { name: string; at: number; rssKiB: number }[] = [];
+
+function rssKiB(): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+export function startupMark(name: string): void {
+  if (enabled) marks.push({ name, at: performance.now(), rssKiB: rssKiB() });
+}
+
+/** Prints the marks (once); called when the start is complete. */
+export function printStartupTrace(): void {
+  if (!enabled || marks.length === 0) return;
+  let previous = 0;
+  const lines = marks.map(({ name, at, rssKiB }) => {
+    const line = `${at.toFixed(1).padStart(7)} ms  +${(at - previous).toFixed(1).padStart(6)} ms  ${(rssKiB / 1024).toFixed(1).padStart(5)} MiB  ${name}`;
+    previous = at;
+    return line;
+  });
+  marks.length = 0;
+  process.stderr.write(`startup trace (since exec):\n${lines.join('\n')}\n`);
+}
