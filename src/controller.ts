@@ -84,17 +84,14 @@ import { VERSION } from './version';
 import { SelfUpdates } from './core/update/self-updates';
 import { RUNNING_BINARY } from './core/update/running-binary';
 import { removeControllerRuntime, writeControllerRuntime } from './core/update/runtime-file';
-import { startLoadBalancer } from './loadbalancer/start';
 import { loadBalancerRoutes } from './http/routes/loadbalancer';
-import { startCluster, type ClusterRuntime } from './cluster/runtime';
+import type { ClusterRuntime } from './cluster/runtime';
 import type { ClusterTiming } from './cluster/cluster';
-import { ClusterRemoteNodes } from './cluster/remote-nodes';
 import { clusterRoutes } from './http/routes/cluster';
 import { doctorRoutes } from './http/routes/doctor';
 import { controllerInfoRoutes } from './http/routes/controller-info';
 import { controllerUpdateRoutes } from './http/routes/controller-update';
 import { pathsOf } from './config/paths';
-import { registerClusterSeries } from './cluster/metrics';
 import { pullState, pushState } from './cluster/state-sync/client';
 import { printStartupTrace, startupMark } from './startup-trace';
 
@@ -249,6 +246,8 @@ export class Controller {
     let cluster: ClusterRuntime | null = null;
     if (config.cluster.enabled) {
       try {
+        // The cluster's code (TLS, the agent protocol, placement) loads only when it is enabled.
+        const { startCluster } = await import('./cluster/runtime');
         cluster = await startCluster({
           dir,
           config: config.cluster,
@@ -263,6 +262,7 @@ export class Controller {
         db.close();
         throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
       }
+      const { ClusterRemoteNodes } = await import('./cluster/remote-nodes');
       manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, tokens: { master: master.token, service: auth.serviceToken }, jars: software.jars }));
     }
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
@@ -342,7 +342,7 @@ export class Controller {
     };
     startupMark('kernel built');
     registerCoreSeries(kernel);
-    if (cluster) registerClusterSeries(metrics, cluster.cluster, services);
+    if (cluster) (await import('./cluster/metrics')).registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
     const checkpoints = new BackgroundCheckpointer(db, dbPath, log.child({ area: 'storage' }));
     controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software, checkpoints);
@@ -365,7 +365,7 @@ export class Controller {
       startupMark('API listening');
       // This process may be the new binary of an update: say so once the API is up.
       kernel.updates.announceApplied();
-      if (config.loadbalancer.enabled) kernel.loadBalancer = startLoadBalancer(kernel);
+      if (config.loadbalancer.enabled) kernel.loadBalancer = (await import('./loadbalancer/start')).startLoadBalancer(kernel);
       // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
       void manager
         .bootGroups()

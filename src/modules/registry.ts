@@ -10,6 +10,7 @@ import type { AnyRoute } from '../http/route';
 import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
+import { startupMark } from '../startup-trace';
 import type { DashboardManifest, ModuleContext, ModuleEntry, ModuleManifest, SvcModule } from './module';
 import type { ModuleServices } from './services';
 import type { DoctorSection } from '../core/doctor/model';
@@ -75,6 +76,7 @@ export class ModuleRegistry {
       let module: SvcModule;
       try {
         module = 'load' in entry ? await entry.load() : entry;
+        startupMark(`module ${entry.id} code loaded`);
         if (module.id !== entry.id) throw new Error(`the code loaded for module "${entry.id}" says it is "${module.id}"`);
       } catch (error) {
         this.failures.set(entry.id, error instanceof Error ? error.message : String(error));
@@ -94,6 +96,7 @@ export class ModuleRegistry {
         continue;
       }
       this.started.push({ module, ctx });
+      startupMark(`module ${module.id} started`);
       kernel.bus.publish('MODULE_LOADED', { moduleId: module.id, moduleName: module.name, moduleVersion: module.version });
       log.info({ version: module.version }, 'module loaded');
     }

@@ -6,7 +6,7 @@ import type { AuditStore } from '../audit/store';
 import { UpdateCheck } from '../info/update-check';
 import { takeAppliedMarker, writeAppliedMarker } from './applied-marker';
 import { appliesAutomatically, type AutoUpdateMode } from './policy';
-import { rollbackBinary, updateBinary, UpdateError, type UpdateStage } from './updater';
+import type { UpdateStage } from './updater';
 
 export type UpdateJobState = 'idle' | UpdateStage | 'restarting' | 'up-to-date' | 'checked' | 'failed';
 
@@ -97,7 +97,11 @@ export class SelfUpdates {
   private async run(binary: string, input: UpdateRequest): Promise<void> {
     const { log } = this.deps;
     const settings = this.deps.settings();
+    // The updater (downloads, signature checks, the exec) loads on the first update, not at start.
+    let updater: typeof import('./updater') | undefined;
     try {
+      updater = await import('./updater');
+      const { rollbackBinary, updateBinary, UpdateError } = updater;
       let toVersion: string;
       if (input.rollback) {
         if (input.dryRun) throw new UpdateError('a rollback has no dry run');
@@ -126,7 +130,7 @@ export class SelfUpdates {
       writeAppliedMarker(this.deps.dataDir, { oldVersion: this.deps.version, newVersion: toVersion });
       this.deps.restart(`update to ${toVersion}`);
     } catch (error) {
-      const message = error instanceof UpdateError ? error.message : `unexpected: ${(error as Error).message}`;
+      const message = updater && error instanceof updater.UpdateError ? error.message : `unexpected: ${(error as Error).message}`;
       this.finish({ state: 'failed', error: message });
       log.error(`update failed, the binary is unchanged: ${message}`);
     }

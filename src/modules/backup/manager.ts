@@ -6,12 +6,17 @@ import type { Actor } from '../../events/catalogue';
 import type { Kernel } from '../../kernel';
 import type { Logger } from '../../log';
 import { LOCAL_NODE } from '../../core/services/registry';
-import { archiveName, createArchive, verifyArchive } from './archive';
 import { RETENTION_CLASSES, type BackupConfig } from './config';
 import type { BackupRow, TargetType } from './model';
 import { planPrune } from './retention';
-import { insideRoots, restoreArchive } from './restore';
 import { defaultRestorePath, resolveUnits, restoreRoots, typesOf, type BackupUnit } from './sources';
+
+/**
+ * The archive writer and the restorer (tar, zstd, node streams, a worker each) load on the first
+ * backup, verify or restore, not when the module starts.
+ */
+const archiveCode = () => import('./archive');
+const restoreCode = () => import('./restore');
 import type { BackupStore } from './store';
 
 
@@ -181,6 +186,7 @@ export class BackupManager {
     this.aborts.add(abort);
     await this.permits.acquire();
     const destination = this.destination();
+    const { archiveName, createArchive } = await archiveCode();
     const file = join(destination, archiveName(destination, unit.targetType.toLowerCase(), unit.targetName, request.scheduleClass, new Date(this.now())));
     let prepared: { root: string; cleanup: () => void } | undefined;
     let quiesced = false;
@@ -264,6 +270,7 @@ export class BackupManager {
     const row = this.get(id);
     if (row.status === 'RUNNING') throw new ApiError('BACKUP_IN_PROGRESS', `backup ${id} is still running`);
     if (row.archivePath === '') return { valid: false, errors: [`Backup ${id} has no archive (${row.status})`] };
+    const { verifyArchive } = await archiveCode();
     return verifyArchive(this.fileOf(row), row.checksum || undefined);
   }
 
@@ -276,6 +283,7 @@ export class BackupManager {
     if (row.status === 'RUNNING') throw new ApiError('BACKUP_IN_PROGRESS', `backup ${id} is still running`);
     const archive = this.archiveOf(row);
     const target = options.targetPath?.trim() ? resolve(this.kernel.dir, options.targetPath.trim()) : defaultRestorePath(this.kernel, row.targetType, row.targetName);
+    const { insideRoots, restoreArchive } = await restoreCode();
     if (!insideRoots(target, restoreRoots(this.kernel))) {
       throw new ApiError('BACKUP_RESTORE_FAILED', `targetPath must lie inside the controller's services, dedicated, templates, config, state or restore folders (a restore never writes over the live database)`, 400);
     }

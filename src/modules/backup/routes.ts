@@ -5,7 +5,6 @@ import { ApiError } from '../../errors';
 import { clamp } from '../../http/clamp';
 import { defineRoute, type AnyRoute } from '../../http/route';
 import { ErrorBodySchema, OkSchema } from '../../http/schemas';
-import { readManifest } from './archive';
 import { BackupConfigSchema } from './config';
 import { RETENTION_CLASSES } from './config';
 import {
@@ -177,6 +176,7 @@ export function backupRoutes(runtime: BackupRuntime): AnyRoute[] {
       params: IdParams,
       response: { 200: t.String({ description: 'text/plain' }), ...Refusals, 404: Err },
       handler: async ({ params }) => {
+        const { readManifest } = await import('./archive');
         const manifest = await readManifest(manager.archiveOf(manager.get(params.id)));
         if (manifest === null) throw new ApiError('BACKUP_MANIFEST_MISSING', `the archive of backup ${params.id} has no MANIFEST.sha256 entry`);
         return new Response(manifest, { headers: { 'content-type': 'text/plain; charset=utf-8' } });

@@ -3,7 +3,7 @@ import type { Kernel } from '../../kernel';
 import type { Logger } from '../../log';
 import { loadBackupConfig, parseBackupConfig, saveBackupConfig, type BackupConfig } from './config';
 import { BackupManager } from './manager';
-import { recoverInterruptedRestores } from './restore';
+import { readdirSync } from 'node:fs';
 import { BackupScheduler } from './scheduler';
 import { restoreRoots } from './sources';
 import { BackupStore } from './store';
@@ -55,11 +55,14 @@ export class BackupRuntime {
   }
 
   /** After recovery: ends what a dead controller left running, undoes half-done restores, starts the scheduler. */
-  ready(): void {
+  async ready(): Promise<void> {
     this.manager.recover();
     // Staging folders sit beside their target: inside a root (a service folder) or beside it (the templates folder).
-    for (const parent of new Set(restoreRoots(this.kernel).flatMap((root) => [root, dirname(root)]))) {
-      for (const line of recoverInterruptedRestores(parent)) this.log.warn({ folder: parent }, line);
+    const parents = [...new Set(restoreRoots(this.kernel).flatMap((root) => [root, dirname(root)]))].filter(holdsRestoreLeftovers);
+    if (parents.length > 0) {
+      // The restorer's code loads only when an interrupted restore left something to undo.
+      const { recoverInterruptedRestores } = await import('./restore');
+      for (const parent of parents) for (const line of recoverInterruptedRestores(parent)) this.log.warn({ folder: parent }, line);
     }
     this.scheduler.start();
   }
@@ -67,5 +70,14 @@ export class BackupRuntime {
   async stop(): Promise<void> {
     this.scheduler.stop();
     await this.manager.stop();
+  }
+}
+
+/** Whether `parent` holds a folder a restore works in (`.svc-restore-…`, see restore.ts); cheap, run at every start. */
+function holdsRestoreLeftovers(parent: string): boolean {
+  try {
+    return readdirSync(parent).some((name) => name.startsWith('.svc-restore-'));
+  } catch {
+    return false;
   }
 }
