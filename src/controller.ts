@@ -157,6 +157,7 @@ export class Controller {
     const configPath = resolve(dir, options.configPath ?? 'svc.toml');
     const { config, warnings, created } = loadConfig(configPath, env);
     const paths = resolvePaths(dir, config);
+    startupMark('config loaded');
     const log = createLogger({
       format: env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty',
       colored: config.console.colored && (options.stdoutIsTerminal ?? (Boolean(process.stdout.isTTY) && !options.stdout)),
@@ -166,7 +167,7 @@ export class Controller {
     });
     if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
     for (const warning of warnings) log.warn(warning);
-    startupMark('config loaded, logger open');
+    startupMark('logger open');
 
     const master = resolveMasterToken(config.api.token, Boolean(env.SVC_API_TOKEN), paths.data);
     config.api.token = master.token;
@@ -185,6 +186,7 @@ export class Controller {
     const bus = new EventBus(log.child({ area: 'events' }));
     const audit = new AuditStore(db);
     if (config.audit.enabled) recordAuditedEvents(bus, audit, log.child({ area: 'audit' }));
+    startupMark('bus, audit');
     const auth = new Authenticator({ masterToken: master.token, clusterToken: config.cluster.token, jwtEnabled: config.api.jwt_enabled });
     const metrics = new MetricsRegistry();
     const modules = new ModuleRegistry(options.modules ?? BUILTIN_MODULES);
@@ -194,6 +196,7 @@ export class Controller {
     const groupReport = groups.load();
     for (const broken of groupReport.broken) log.error(`group file skipped: ${broken.message}`);
     for (const warning of groupReport.warnings) log.warn(warning);
+    startupMark('auth, metrics, groups loaded');
 
     let controller: Controller | undefined;
     const services = new ServiceRegistry();

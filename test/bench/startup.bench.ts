@@ -1,14 +1,17 @@
 /**
  * Startup benchmark: exec of the compiled controller → first 200 from GET /api/health, in a
- * fresh empty directory each run (a first launch: it writes svc.toml, the token, the database),
- * and the idle RSS once it has answered. Baseline, measured the same way in the same run,
- * alternating with svc: a bare compiled Bun.serve answering the same JSON (bare-server.ts).
+ * fresh directory each run (a first launch: it writes svc.toml, the token, the database), and
+ * the idle RSS once it has answered; twice: with every module (an empty directory, where the
+ * first launch installs all eight) and with none (the directory holds only an empty modules/
+ * folder, which means "none installed"). Baseline, measured the same way in the same run, in
+ * turn with both: a bare compiled Bun.serve answering the same JSON (bare-server.ts).
+ * The goals are judged on the run with every module.
  *
  *   bun run bench startup
  *   BENCH_STARTUP_RUNS=20   measured runs per program (default 11, plus 1 discarded warm-up)
  *   BENCH_ENFORCE=1         exit 1 when a goal is missed
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchTimeoutMs,
@@ -23,7 +26,6 @@ import {
   makeTempDir,
   max,
   median,
-  min,
   percentile,
   printSetup,
   backgroundLoad,
@@ -37,6 +39,10 @@ import {
 
 const GOAL_FIRST_200_MS = 150;
 const GOAL_IDLE_RSS_MIB = 60;
+/** What we are after beyond the requirement (issue 25). */
+const AIM_FIRST_200_MS = 100;
+const AIM_IDLE_RSS_MIB = 56;
+const MODULE_COUNT = 8;
 /** The port an unconfigured controller listens on (svc.toml defaults). */
 const DEFAULT_PORT = 8080;
 const POLL_INTERVAL_MS = 2;
@@ -126,7 +132,8 @@ async function main(): Promise<void> {
 
   printSetup('startup: exec → first 200 from GET /api/health, idle RSS', svc, [
     `baseline   : ${bare} (bare Bun.serve, compiled like svc)`,
-    `method     : ${runs} measured runs per program after 1 discarded warm-up, svc and bare alternating;`,
+    `method     : ${runs} measured runs per program after 1 discarded warm-up; svc with every module (svc-all), with none`,
+    `             (svc-none: an empty modules/ folder) and bare in rotation;`,
     `             probe GET /api/health every ${POLL_INTERVAL_MS} ms from just before exec; idle RSS = max VmRSS`,
     `             sampled ${RSS_SAMPLE_OFFSETS_MS.at(0)}–${RSS_SAMPLE_OFFSETS_MS.at(-1)} ms after the first 200; then SIGTERM`,
     `             ${launchNote}`,
@@ -134,31 +141,39 @@ async function main(): Promise<void> {
     loadLine('load before', await backgroundLoad()),
   ]);
 
-  const svcProgram: Program = {
-    name: 'svc',
+  const svcProgram = (name: 'svc-all' | 'svc-none'): Program => ({
+    name,
     prepare(dir) {
       if (!defaultFree) writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\n`);
+      // An existing, empty modules/ folder: nothing installed (a fresh one installs every module).
+      if (name === 'svc-none') mkdirSync(join(dir, 'modules'));
       return { cmd: [svc.path, '--dir', dir], env: childEnv(), port };
     },
     verify(dir) {
       for (const file of ['svc.toml', 'data/api-token', 'data/svc.db']) {
         if (!existsSync(join(dir, file))) throw new Error(`svc run left no ${file}: not the first launch this bench means to measure`);
       }
+      const installed = readdirSync(join(dir, 'modules')).filter((f) => f.endsWith('.module')).length;
+      const expected = name === 'svc-all' ? MODULE_COUNT : 0;
+      if (installed !== expected) throw new Error(`${name}: ${installed} modules installed, expected ${expected}`);
     },
-  };
+  });
   const bareProgram: Program = {
     name: 'bare',
     prepare: () => ({ cmd: [bare], env: childEnv({ BARE_PORT: String(port) }), port }),
   };
+  const programs = [svcProgram('svc-all'), svcProgram('svc-none'), bareProgram];
 
-  const results: Record<'svc' | 'bare', Launch[]> = { svc: [], bare: [] };
+  type Name = 'svc-all' | 'svc-none' | 'bare';
+  const results: Record<Name, Launch[]> = { 'svc-all': [], 'svc-none': [], bare: [] };
   for (let run = 0; run <= runs; run++) {
-    const order = run % 2 === 0 ? [svcProgram, bareProgram] : [bareProgram, svcProgram];
+    // Each run starts with another program, so none always runs first (or last) after a pause.
+    const order = programs.map((_, i) => programs[(i + run) % programs.length]!);
     const cells: string[] = [];
     for (const program of order) {
       const launch = await launchOnce(program);
       if (launch.exitCode !== 0) throw new Error(`${program.name} exited with ${launch.exitCode} on SIGTERM (expected a clean 0)`);
-      if (run > 0) results[program.name as 'svc' | 'bare'].push(launch);
+      if (run > 0) results[program.name as Name].push(launch);
       cells.push(`${program.name} ${fixed(launch.firstOkMs)} ms ${fixed(launch.idleRssKiB / 1024)} MiB`);
     }
     console.log(`${run === 0 ? 'warm-up' : `run ${String(run).padStart(2)}`}: ${cells.join('   ')}`);
@@ -168,29 +183,37 @@ async function main(): Promise<void> {
 
   const ms = (launches: Launch[]) => launches.map((l) => l.firstOkMs);
   const mib = (launches: Launch[]) => launches.map((l) => l.idleRssKiB / 1024);
-  const svcMs = ms(results.svc);
-  const bareMs = ms(results.bare);
-  const svcMiB = mib(results.svc);
-  const bareMiB = mib(results.bare);
   const ratio = (a: number, b: number) => fixed(a / b, 2);
-
-  const rows = [
-    ['exec → first 200, median', `${fixed(median(svcMs))} ms`, `goal ≤ ${GOAL_FIRST_200_MS} ms`, ratio(median(svcMs), GOAL_FIRST_200_MS)],
-    ['exec → first 200, median', `${fixed(median(svcMs))} ms`, `bare Bun.serve ${fixed(median(bareMs))} ms`, ratio(median(svcMs), median(bareMs))],
-    ['exec → first 200, min', `${fixed(min(svcMs))} ms`, `bare Bun.serve ${fixed(min(bareMs))} ms`, ratio(min(svcMs), min(bareMs))],
-    ['exec → first 200, p90', `${fixed(percentile(svcMs, 90))} ms`, `bare Bun.serve ${fixed(percentile(bareMs, 90))} ms`, ratio(percentile(svcMs, 90), percentile(bareMs, 90))],
-    ['idle RSS, median', `${fixed(median(svcMiB))} MiB`, `goal ≤ ${GOAL_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), GOAL_IDLE_RSS_MIB)],
-    ['idle RSS, median', `${fixed(median(svcMiB))} MiB`, `bare Bun.serve ${fixed(median(bareMiB))} MiB`, ratio(median(svcMiB), median(bareMiB))],
-    ['idle RSS, max of runs', `${fixed(max(svcMiB))} MiB`, `bare Bun.serve ${fixed(max(bareMiB))} MiB`, ratio(max(svcMiB), max(bareMiB))],
-  ];
+  const bareMs = ms(results.bare);
+  const bareMiB = mib(results.bare);
+  const rows: string[][] = [];
+  for (const name of ['svc-all', 'svc-none'] as const) {
+    const svcMs = ms(results[name]);
+    const svcMiB = mib(results[name]);
+    const label = name === 'svc-all' ? `all ${MODULE_COUNT} modules` : 'no module';
+    rows.push(
+      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `required ≤ ${GOAL_FIRST_200_MS} ms`, ratio(median(svcMs), GOAL_FIRST_200_MS)],
+      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `goal ≤ ${AIM_FIRST_200_MS} ms`, ratio(median(svcMs), AIM_FIRST_200_MS)],
+      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `bare Bun.serve ${fixed(median(bareMs))} ms`, ratio(median(svcMs), median(bareMs))],
+      [`${label}: first 200, p90`, `${fixed(percentile(svcMs, 90))} ms`, `bare Bun.serve ${fixed(percentile(bareMs, 90))} ms`, ratio(percentile(svcMs, 90), percentile(bareMs, 90))],
+      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `required ≤ ${GOAL_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), GOAL_IDLE_RSS_MIB)],
+      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `goal ≤ ${AIM_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), AIM_IDLE_RSS_MIB)],
+      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `bare Bun.serve ${fixed(median(bareMiB))} MiB`, ratio(median(svcMiB), median(bareMiB))],
+      [`${label}: idle RSS, max of runs`, `${fixed(max(svcMiB))} MiB`, `bare Bun.serve ${fixed(max(bareMiB))} MiB`, ratio(max(svcMiB), max(bareMiB))],
+    );
+  }
   console.log(`\nstartup, ${runs} runs each (ratio = svc / peer or limit; MiB = 2^20 bytes)\n`);
   console.log(formatTable(['metric', 'svc', 'peer/limit', 'ratio'], rows));
 
-  const startupOk = median(svcMs) <= GOAL_FIRST_200_MS;
-  const rssOk = median(svcMiB) <= GOAL_IDLE_RSS_MIB;
-  console.log(`\ngoal first 200 ≤ ${GOAL_FIRST_200_MS} ms (median): ${startupOk ? 'MET' : 'MISSED'} (${fixed(median(svcMs))} ms)`);
-  console.log(`goal idle RSS ≤ ${GOAL_IDLE_RSS_MIB} MiB (median): ${rssOk ? 'MET' : 'MISSED'} (${fixed(median(svcMiB))} MiB = ${fixed((median(svcMiB) * 1048576) / 1e6)} MB decimal; a 60 MB = 10^6-byte reading is ${fixed(60e6 / 1048576)} MiB)`);
-  if (process.env.BENCH_ENFORCE === '1' && !(startupOk && rssOk)) throw new Error('a startup goal was missed (BENCH_ENFORCE=1)');
+  const allMs = median(ms(results['svc-all']));
+  const allMiB = median(mib(results['svc-all']));
+  const startupOk = allMs <= GOAL_FIRST_200_MS;
+  const rssOk = allMiB <= GOAL_IDLE_RSS_MIB;
+  console.log(`\nwith all ${MODULE_COUNT} modules: first 200 ≤ ${GOAL_FIRST_200_MS} ms (median): ${startupOk ? 'MET' : 'MISSED'} (${fixed(allMs)} ms; goal ≤ ${AIM_FIRST_200_MS} ms ${allMs <= AIM_FIRST_200_MS ? 'met' : 'not yet'})`);
+  console.log(
+    `with all ${MODULE_COUNT} modules: idle RSS ≤ ${GOAL_IDLE_RSS_MIB} MiB (median): ${rssOk ? 'MET' : 'MISSED'} (${fixed(allMiB)} MiB = ${fixed((allMiB * 1048576) / 1e6)} MB decimal; goal ≤ ${AIM_IDLE_RSS_MIB} MiB ${allMiB <= AIM_IDLE_RSS_MIB ? 'met' : 'not yet'})`,
+  );
+  if (process.env.BENCH_ENFORCE === '1' && !(startupOk && rssOk)) throw new Error('a startup requirement was missed (BENCH_ENFORCE=1)');
 }
 
 runBench('startup.bench', benchTimeoutMs(300), main);

@@ -95,8 +95,9 @@ export class ServiceRegistry {
   }
 }
 
-const naturalOrder = new Intl.Collator('en', { numeric: true });
-const byName = (a: ServiceRecord, b: ServiceRecord) => naturalOrder.compare(a.name, b.name);
+// Built on the first sort, not at start: a collator loads the runtime's ICU collation data.
+let naturalOrder: Intl.Collator | undefined;
+const byName = (a: ServiceRecord, b: ServiceRecord) => (naturalOrder ??= new Intl.Collator('en', { numeric: true })).compare(a.name, b.name);
 
 /** A fresh record in PREPARING with nothing known yet. */
 export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' | 'workDir' | 'isStatic' | 'isProxy' | 'memoryMaxMb' | 'restartCount'>): ServiceRecord {

@@ -5,7 +5,7 @@ import { parse, stringify } from 'smol-toml';
 import { writeFileAtomic } from '../../config/write';
 import { describeSchema, showValue } from '../../describe-schema';
 import { ApiError } from '../../errors';
-import { canonicalTimeZone, isValidTimeZone, validateCron } from './cron';
+import { canonicalTimeZone, isValidTimeZone, machineTimeZone, validateCron } from './cron';
 
 /**
  * The backup module's configuration: `config/modules/backup/backup.toml` (snake_case keys under
@@ -62,8 +62,8 @@ const KEEP_MAX = 100_000;
 const FAILED_DAYS_MAX = 36_500;
 
 function systemTimeZone(): string {
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return typeof zone === 'string' && isValidTimeZone(zone) ? zone : 'UTC';
+  const zone = machineTimeZone();
+  return isValidTimeZone(zone) ? zone : 'UTC';
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,6 +1,6 @@
 import { offsetAt, wallOf } from '../../core/time/zone';
 
-export { canonicalTimeZone, isValidTimeZone } from '../../core/time/zone';
+export { canonicalTimeZone, isValidTimeZone, machineTimeZone } from '../../core/time/zone';
 /**
  * Five-field cron expressions for the backup schedules, evaluated in an IANA time zone.
  *
