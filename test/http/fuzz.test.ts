@@ -2,7 +2,10 @@
  * Generated fuzz test over GET /api/openapi.json: for every operation, inputs that violate
  * its schema (bodies, path parameters, query parameters, content types, sizes) are sent with
  * the master token, or, to the operations of a dashboard session's own (`x-svc-auth: session`,
- * which refuse API tokens), with an admin's dashboard session. Every answer must be < 500,
+ * which refuse API tokens), with an admin's dashboard session. A second pass sends a share of
+ * the cases again with the service token (what every backend and proxy plugin holds): the
+ * operations it may call are judged as above, and every other one (admin, cluster, session)
+ * must refuse it every time, never answering 2xx. Every answer must be < 500,
  * and every non-2xx must carry the error body. Inputs the document itself calls invalid must
  * also be refused with a 4xx, and bodies over the route's limit with 413 PAYLOAD_TOO_LARGE.
  *
@@ -28,6 +31,10 @@ const CONCURRENCY = 16;
 const RANDOM_CASES_PER_OPERATION = 200;
 /** Total cases the file must have sent. */
 const MIN_TOTAL_CASES = 2000;
+/** Random cases per operation in the service-token pass (plus its query cases and a valid request). */
+const SERVICE_TOKEN_RANDOM_CASES = 20;
+/** Operations the service token may call; every other level refuses it. */
+const SERVICE_TOKEN_LEVELS = new Set(['service', 'public']);
 /** Over-limit bodies are only built for limits up to this size. */
 const MAX_OVERSIZE_BODY = 16 * 1024 * 1024;
 /** Failures printed in full per operation. */
@@ -1336,7 +1343,62 @@ for (const op of ops) {
   }, 60_000);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The service token: what it may call is fuzzed like the rest; everything else refuses it
+
+let serviceSent = 0;
+
+/** The operation called as its document describes: sample parameters, a sample body. */
+function validRequest(op: Op): FuzzCase {
+  const body = op.body && op.method !== 'GET' ? encoder.encode(serialize(sample(op.body))) : undefined;
+  return { description: 'a valid request', method: op.method, target: target(basePath(op), baseQuery(op)), headers: body ? JSON_TYPE : {}, body, expect: ANY };
+}
+
+/** The problem with an answer to the service token on an operation it may not call, or null. */
+async function judgeRefusal(answer: Answer): Promise<string | null> {
+  if (answer.status >= 500) return `server error ${answer.status}`;
+  if (answer.status < 400) return `the service token got ${answer.status} from an operation it may not call`;
+  try {
+    await expectErrorBody(new Response(answer.text, { status: answer.status }));
+  } catch (thrown) {
+    return (thrown as Error).message;
+  }
+  return null;
+}
+
+for (const op of ops) {
+  const label = `${op.method} ${op.template}`;
+  const allowed = SERVICE_TOKEN_LEVELS.has(op.level);
+  test(`fuzz with the service token (${allowed ? 'allowed' : `${op.level} only: refused`}) ${label}`, async () => {
+    const rng = mulberry32(SEED ^ fnv1a(`service ${label}`));
+    const valid = validRequest(op);
+    const cases = [valid, ...queryCases(op), ...randomCases(op, rng, SERVICE_TOKEN_RANDOM_CASES)];
+    const failures: string[] = [];
+    await pool(cases, CONCURRENCY, async (c) => {
+      let answer: Answer;
+      try {
+        answer = await sendWith(c, ctl.service);
+      } catch (error) {
+        failures.push(`${c.description}\n    request: ${describeRequest(c)}\n    not judged: ${(error as Error).message}`);
+        return;
+      } finally {
+        serviceSent++;
+      }
+      const problem = allowed ? await judge(c, answer, op) : await judgeRefusal(answer);
+      if (problem) failures.push(`${c.description}: ${problem}\n    request: ${describeRequest(c)}\n    response: ${answer.status} ${show(answer.text, 300)}`);
+      // The plain, valid request to an operation the token may not call is refused for the credential itself.
+      if (!allowed && c === valid && answer.status !== 401 && answer.status !== 403) failures.push(`a valid request with the service token answered ${answer.status}, not 401/403`);
+    });
+    if (failures.length > 0) {
+      const shown = failures.slice(0, REPORTED_FAILURES).map((f) => `  - ${f}`).join('\n');
+      throw new Error(`${label} (service token): ${failures.length} of ${cases.length} cases failed (seed ${SEED}, rerun with FUZZ_SEED=${SEED}):\n${shown}`);
+    }
+  }, 60_000);
+}
+
 test('fuzz: enough cases were sent to every operation', () => {
+  console.log(`fuzz: ${serviceSent} cases with the service token over ${ops.length} operations (${ops.filter((op) => !SERVICE_TOKEN_LEVELS.has(op.level)).length} of which must refuse it)`);
+  expect(serviceSent).toBeGreaterThanOrEqual(ops.length * (SERVICE_TOKEN_RANDOM_CASES + 1));
   console.log(`fuzz: ${totalSent} cases over ${ops.length} operations (seed ${SEED}); ${adminSessions.replaced} admin sessions replaced after a case ended one`);
   expect(ops.length).toBe(ctl.controller.routes.length);
   expect(ops.length).toBeGreaterThanOrEqual(10);
