@@ -148,6 +148,8 @@ export class Controller {
     readonly software: SoftwareServices,
     /** WAL checkpoints of the database, off the event loop; stopped just before it closes. */
     private readonly checkpoints: BackgroundCheckpointer,
+    /** The modules: core sees them as kernel.modules (a ModuleHost); their routes and stop are the composition root's. */
+    private readonly moduleRegistry: ModuleRegistry,
   ) {}
 
   /** Reads config, opens storage and starts serving. Throws ConfigError for operator mistakes. */
@@ -348,7 +350,7 @@ export class Controller {
     if (cluster) (await import('./cluster/metrics')).registerClusterSeries(metrics, cluster.cluster, services);
     registerCoreCommands(kernel, kernel.commands, kernel.network);
     const checkpoints = new BackgroundCheckpointer(db, dbPath, log.child({ area: 'storage' }));
-    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software, checkpoints);
+    controller = new Controller(kernel, new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT), options, software, checkpoints, modules);
     try {
       await modules.start(kernel);
       startupMark('modules started');
@@ -444,7 +446,7 @@ export class Controller {
       ...doctorRoutes(kernel),
       ...controllerInfoRoutes(kernel),
       ...controllerUpdateRoutes(kernel),
-      ...kernel.modules.routes(),
+      ...this.moduleRegistry.routes(),
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
     startupMark(`routes listed (${this.routes.length})`);
@@ -570,7 +572,7 @@ export class Controller {
       if (!keepServices) removeControllerRuntime(kernel.paths.data, process.pid);
       this.guard?.stop();
     }
-    await kernel.modules.stop(kernel);
+    await this.moduleRegistry.stop(kernel);
     this.checkpoints.stop();
     kernel.db.close();
     kernel.log.info({ reason }, 'controller stopped');

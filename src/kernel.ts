@@ -17,26 +17,20 @@ import type { ProxySettings } from './core/proxy/proxy-settings';
 import type { NetworkActions } from './core/proxy/network-actions';
 import type { CommandRegistry } from './core/commands/registry';
 import type { Modpacks } from './core/modpacks/modpacks';
-import type { TokenSource } from './http/master-token';
+import type { TokenSource } from './config/token-source';
+import type { Paths } from './config/paths';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
 import type { Authenticator } from './http/auth';
 import type { Logger } from './log';
-import type { ModuleRegistry } from './modules/registry';
+import type { ModuleHost } from './core/module-host';
 import type { LoadBalancer } from './loadbalancer/load-balancer';
 import type { ClusterRuntime } from './cluster/runtime';
 import type { SelfUpdates } from './core/update/self-updates';
 import type { ProxyUpdates } from './core/proxy/updates/updater';
 
-export interface Paths {
-  data: string;
-  config: string;
-  logs: string;
-  templates: string;
-  services: string;
-  dedicated: string;
-}
+export type { Paths } from './config/paths';
 
 /**
  * What the composition root hands to routes, core services and modules. Parts take the
@@ -58,7 +52,7 @@ export interface Kernel {
   readonly audit: AuditStore;
   readonly auth: Authenticator;
   readonly metrics: MetricsRegistry;
-  readonly modules: ModuleRegistry;
+  readonly modules: ModuleHost;
   /** The groups, from config/groups/. */
   readonly groups: GroupStore;
   /** The dedicated services' configs, from config/dedicated/; their directories live under paths.dedicated. */

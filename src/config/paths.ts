@@ -1,6 +1,15 @@
 import { join, resolve } from 'node:path';
-import type { Paths } from '../kernel';
 import type { Config } from './schema';
+
+/** The controller's folders (absolute). */
+export interface Paths {
+  data: string;
+  config: string;
+  logs: string;
+  templates: string;
+  services: string;
+  dedicated: string;
+}
 
 /** The controller's folders for a working directory and its config (nothing is created here). */
 export function pathsOf(dir: string, config: Config): Paths {

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../events/catalogue';
-import type { DashboardSessions, SessionIdentity } from '../modules/services';
+import type { DashboardSessions, SessionIdentity } from '../core/module-services';
 
 /**
  * Who may call a route:

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../config/write';
 import { generateToken } from './auth';
 
-export type TokenSource = 'environment' | 'config' | 'generated';
+import type { TokenSource } from '../config/token-source';
+
+export type { TokenSource };
 
 /**
  * The master token: SVC_API_TOKEN (already folded into config) or `[api] token`. Left blank,

@@ -1,4 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
+import type { DashboardManifest } from '../core/module-host';
+
+export type { DashboardManifest };
 import type { AnyRoute } from '../http/route';
 import type { Command } from '../core/commands/command';
 import type { Kernel } from '../kernel';
@@ -11,13 +14,6 @@ import type { DoctorSection } from '../core/doctor/model';
  * name the existing dashboard reads), where its routes live, the tables its generic page
  * renders (`endpoint` is relative to `apiPrefix`), and the pages it adds.
  */
-export interface DashboardManifest {
-  title: string;
-  icon?: string;
-  apiPrefix?: string;
-  sections?: { title: string; type: 'table'; endpoint: string }[];
-  pages: { path: string; title: string }[];
-}
 
 /** Everything a module may use; core never imports a module. */
 export interface ModuleContext {

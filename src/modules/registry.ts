@@ -11,27 +11,12 @@ import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
 import { startupMark } from '../startup-trace';
-import type { DashboardManifest, ModuleContext, ModuleEntry, ModuleManifest, SvcModule } from './module';
+import type { ModuleContext, ModuleEntry, ModuleManifest, SvcModule } from './module';
 import type { ModuleServices } from './services';
+import type { ModuleHost, ModuleInfo } from '../core/module-host';
 import type { DoctorSection } from '../core/doctor/model';
 
-export interface ModuleInfo {
-  id: string;
-  name: string;
-  version: string;
-  description: string;
-  /** active: loaded by this run; failed: installed, but its start failed (see `error`); available: in the binary, not loaded. */
-  status: 'active' | 'available' | 'failed';
-  /** Why it failed to start this run; null otherwise. */
-  error: string | null;
-  /** Loaded by this run (status active), under the name the dashboard's settings page reads. */
-  loaded: boolean;
-  /** Whether its module file is in modules/ now (loaded on the next start). */
-  installed: boolean;
-  /** Installed or uninstalled since this run started: a restart applies it. */
-  restartRequired: boolean;
-  dashboard: DashboardManifest | null;
-}
+export type { ModuleInfo };
 
 const MODULE_ID = /^[a-z][a-z0-9-]{0,31}$/;
 const MODULE_FILE = '.module';
@@ -42,7 +27,7 @@ const MODULE_FILE = '.module';
  * (no modules/ folder) every module is installed; `install` writes a module's file and
  * `uninstall` removes it, each taking effect on the next start.
  */
-export class ModuleRegistry {
+export class ModuleRegistry implements ModuleHost {
   private readonly started: { module: SvcModule; ctx: ModuleContext }[] = [];
   private readonly provided = new Map<keyof ModuleServices, ModuleServices[keyof ModuleServices]>();
   private dir: string | null = null;

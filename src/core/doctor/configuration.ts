@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema';
-import type { TokenSource } from '../../http/master-token';
+import type { TokenSource } from '../../config/token-source';
 import { fail, info, ok, warn, type Finding } from './model';
 
 /** Settings that work but expose or weaken something, and cluster settings that cannot work. */

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import { pathsOf } from '../../config/paths';
-import type { TokenSource } from '../../http/master-token';
+import type { TokenSource } from '../../config/token-source';
 import { GroupStore } from '../groups/store';
 import { ServiceStateFile } from '../services/state-file';
 import { configurationFindings } from './configuration';

@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
-import type { Paths } from '../../kernel';
+import type { Paths } from '../../config/paths';
 import { fail, ok, warn, type Finding } from './model';
 
 const GIB = 1024 ** 3;

@@ -6,7 +6,7 @@ import type { Config } from '../../config/schema';
 import { ApiError } from '../../errors';
 import type { EventBus } from '../../events/bus';
 import type { Actor } from '../../events/catalogue';
-import type { Paths } from '../../kernel';
+import type { Paths } from '../../config/paths';
 import type { Logger } from '../../log';
 import type { DedicatedStore } from '../dedicated/store';
 import type { GroupStore } from '../groups/store';
