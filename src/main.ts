@@ -34,6 +34,9 @@ Environment:
   override svc.toml; SVC_LOG_FORMAT=json logs JSON lines.
 `;
 
+/** After the start, the one full garbage collection waits this long (the first requests go first). */
+const POST_START_GC_DELAY_MS = 250;
+
 /** Exit status for configuration and usage mistakes. */
 const EXIT_USAGE = 2;
 
@@ -141,8 +144,9 @@ async function runController(dir: string, configPath: string): Promise<number> {
   // Ctrl+C reaches the console as a key, not a signal, while it reads the terminal.
   terminal?.open(controller.kernel, () => onSignal('SIGINT'));
   // Start-up leaves a lot of transient garbage (config parsing, schema compilation, migrations):
-  // one full collection now returns it, so the idle footprint is what the controller really holds.
-  Bun.gc(true);
+  // one full collection returns it, so the idle footprint is what the controller really holds.
+  // A moment later, not now: it blocks for ~15 ms, which the first requests should not wait for.
+  setTimeout(() => Bun.gc(true), POST_START_GC_DELAY_MS).unref();
   // The process runs until a signal or POST /api/shutdown exits it, even with nothing else
   // holding the event loop open (the API can be disabled).
   setInterval(() => undefined, 1 << 30);

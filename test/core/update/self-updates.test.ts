@@ -1,7 +1,7 @@
 /**
  * SelfUpdates (one update job at a time, the automatic mode, SVC_UPDATE_APPLIED) built as the
- * controller builds it: a real EventBus, an AuditStore over a migrated sqlite database, a pino
- * logger whose lines the tests read, and a local fake release feed.
+ * controller builds it: a real EventBus, an AuditStore over a migrated sqlite database, the
+ * controller's JSON-lines logger whose lines the tests read, and a local fake release feed.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, linkSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
