@@ -1,0 +1,127 @@
+import type { Actor } from '../../events/catalogue';
+import type { Group } from '../groups/model';
+import { diagnose } from '../supervisor/diagnosis';
+import { decideRestart, type RestartPolicy } from '../supervisor/restart-policy';
+import type { Instance, InstanceTable } from './instances';
+import type { ManagerDeps, ManagerTiming } from './manager';
+import type { ServiceRecord } from './registry';
+import type { StartGate } from './start-gate';
+import type { StopHooks } from './stop-hooks';
+
+/** How a replacement is started: through the same entry points as any start. */
+export interface Relaunch {
+  start(groupName: string, actor: Actor, restartCount: number): Promise<ServiceRecord>;
+  startDedicated(name: string, actor: Actor, restartCount: number): Promise<ServiceRecord>;
+}
+
+/**
+ * Exits nobody asked for, and what follows under the restart policy: a clean exit while READY
+ * is a stop; anything else is a crash, restarted after a backoff, or, when a group crashes in
+ * a loop, quarantined. Replacements waiting out their backoff are tracked so a shutdown or a
+ * hand stop can call them off.
+ */
+export class CrashRestarts {
+  private readonly crashTimes = new Map<string, number[]>();
+  /** Restarts waiting out their backoff, with the group (or dedicated service) they will start. */
+  private readonly pendingRestarts = new Map<ReturnType<typeof setTimeout>, string>();
+
+  constructor(
+    private readonly deps: Pick<ManagerDeps, 'bus' | 'log' | 'ports'>,
+    private readonly table: InstanceTable,
+    private readonly gate: StartGate,
+    private readonly hooks: StopHooks,
+    private readonly timing: ManagerTiming,
+    private readonly relaunch: Relaunch,
+  ) {}
+
+  /** Replacements of crashed instances of this group waiting out their backoff. */
+  pendingRestartsOf(group: string): number {
+    let n = 0;
+    for (const owner of this.pendingRestarts.values()) if (owner === group) n++;
+    return n;
+  }
+
+  cancelPendingRestarts(owner: string): void {
+    for (const [timer, of] of this.pendingRestarts) {
+      if (of !== owner) continue;
+      clearTimeout(timer);
+      this.pendingRestarts.delete(timer);
+    }
+  }
+
+  /** Shutdown: no replacement starts any more. */
+  cancelAll(): void {
+    for (const timer of this.pendingRestarts.keys()) clearTimeout(timer);
+    this.pendingRestarts.clear();
+  }
+
+  onUnexpectedExit(instance: Instance, group: Group, code: number | null): void {
+    const { record } = instance;
+    const { bus, ports, log } = this.deps;
+    ports.release(record.name);
+    record.pid = null;
+    if (record.pooled) return this.warmInstanceEnded(instance, code);
+    if (record.state === 'READY' && code === 0) {
+      // A clean exit while READY (someone typed `stop` in its console) is a stop, not a crash.
+      void this.hooks.deployIfAsked(instance).then(() => this.hooks.pushStateIfSynced(instance)).then(() => {
+        this.table.move(instance, 'STOPPED');
+        bus.publish('SERVICE_STOPPED', { service: record.name });
+        return this.table.cleanUp(instance);
+      });
+      return;
+    }
+    const readyForMs = record.readyAt ? Date.now() - record.readyAt.getTime() : 0;
+    const lines = instance.handle?.lastLines(50) ?? [];
+    record.diagnosis = record.diagnosis ?? diagnose(code, lines).hint;
+    this.table.move(instance, 'CRASHED');
+    instance.handle?.close(); // the last lines stay readable; the work dir stays until the slot is reused
+    bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: record.restartCount });
+    log.warn({ service: record.name, exitCode: code, diagnosis: record.diagnosis, lastLines: lines.slice(-10) }, 'service crashed');
+
+    const now = Date.now();
+    const times = [...(this.crashTimes.get(group.name) ?? []), now].filter((t) => now - t <= this.timing.restart.loopWindowMs);
+    this.crashTimes.set(group.name, times);
+    const policy: RestartPolicy = { restartOnCrash: group.restartOnCrash, maxRestarts: group.maxRestarts, ...this.timing.restart };
+    const decision = decideRestart(policy, { restartCount: record.restartCount, readyForMs, groupCrashTimes: times, now });
+    if (decision.kind === 'no-restart') {
+      log.info({ service: record.name }, `not restarted: ${decision.reason}`);
+      return;
+    }
+    if (decision.kind === 'quarantine') {
+      this.gate.quarantine(group.name, decision.reason);
+      log.error({ group: group.name }, decision.reason);
+      bus.publish('API_WARNING', { message: `group ${group.name}: ${decision.reason}` });
+      return;
+    }
+    log.info({ service: record.name, attempt: decision.attempt, delayMs: decision.delayMs }, 'restarting after a crash');
+    const timer = setTimeout(() => {
+      this.pendingRestarts.delete(timer);
+      const replacement = record.isDedicated ? this.relaunch.startDedicated(record.name, 'system', decision.attempt) : this.relaunch.start(group.name, 'system', decision.attempt);
+      replacement.catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
+    }, decision.delayMs);
+    this.pendingRestarts.set(timer, group.name);
+  }
+
+  /**
+   * A warm-pool instance ended on its own: it never served anyone, so no restart policy; the
+   * pool refills it (with its own backoff). Booting → CRASHED (its diagnosis kept); booted →
+   * STOPPED (the lifecycle has no PREPARED → CRASHED) and gone.
+   */
+  private warmInstanceEnded(instance: Instance, code: number | null): void {
+    const { record } = instance;
+    const lines = instance.handle?.lastLines(50) ?? [];
+    record.diagnosis = record.diagnosis ?? diagnose(code, lines).hint;
+    const reason = `warm instance ${record.name} ended with exit code ${code ?? 'unknown'} while ${record.state}${record.diagnosis ? `: ${record.diagnosis}` : ''}`;
+    instance.warming?.reject(new Error(reason));
+    this.deps.log.warn({ service: record.name, exitCode: code, lastLines: lines.slice(-10) }, reason);
+    if (record.state === 'PREPARED') {
+      this.table.move(instance, 'STOPPED');
+      this.deps.bus.publish('SERVICE_STOPPED', { service: record.name });
+      void this.table.cleanUp(instance);
+      return;
+    }
+    this.table.move(instance, 'CRASHED');
+    instance.handle?.close();
+    this.deps.bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: 0 });
+  }
+}
