@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import { Type } from '@sinclair/typebox';
 import type { Kernel } from '../../kernel';
 import { ApiError } from '../../errors';

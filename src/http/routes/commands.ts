@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { OUTPUT_KINDS, type ArgHint, type Command, type OutputLine } from '../../core/commands/command';
 import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import changelogText from '../../../CHANGELOG.md' with { type: 'text' };
 import type { Kernel } from '../../kernel';
 import { parseChangelog, type ChangelogEntry } from '../../core/info/changelog';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';

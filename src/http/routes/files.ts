@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { FileStore, MAX_JSON_READ_BYTES, MAX_UPLOAD_BYTES, UPLOAD_OVERHEAD_BYTES, type RawFile } from '../../core/files/file-store';
 import { attachment } from '../../core/files/content-disposition';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
 import { groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { DedicatedSchema } from '../../core/dedicated/model';
 import { GROUP_FIELDS } from '../../core/groups/model';

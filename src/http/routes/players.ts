@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { pingServer } from '../../core/net/server-list-ping';
 import { listOnlinePlayers, type Ping } from '../../core/players/online-players';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import { GROUP_NAME } from '../../core/groups/model';
 import { InstalledPluginSchema } from '../../core/plugins/install';
 import { pluginPlatform, PLUGIN_PLATFORM_NAMES } from '../../core/plugins/platform';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { ManifestSchema } from '../../cluster/state-sync/manifest';
 import { MAX_REL_PATH } from '../../core/files/rel-path';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
 import { ApiError } from '../../errors';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';
 import { closedObject } from '../../http/schemas';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import type { SvcModule } from '../module';
 import { PLAYERS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';

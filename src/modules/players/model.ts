@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { UUID_PATTERN } from '../../core/players/uuid';
 
 /** The shapes the existing dashboard and plugins read (REFERENCE-MODULES §1); times are ISO-8601 UTC. */

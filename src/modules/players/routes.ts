@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { ApiError } from '../../errors';
 import { clamp } from '../../http/clamp';
 import { normalizeUuid } from '../../core/players/uuid';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { UUID_PATTERN } from '../../core/players/uuid';
 import { closedObject } from '../../http/schemas';
 

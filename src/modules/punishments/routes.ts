@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { ApiError } from '../../errors';
 import type { Principal } from '../../http/auth';
 import { clamp } from '../../http/clamp';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { closedObject } from '../../http/schemas';
 
 export const PACK_SOURCES = ['URL', 'LOCAL'] as const;

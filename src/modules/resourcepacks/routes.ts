@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../../http/route';
 import { ErrorBodySchema, OkSchema } from '../../http/schemas';

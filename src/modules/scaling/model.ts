@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { WEEKDAYS } from './zoned';
 
 /** `?hours=` of the history route: clamped, never refused. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../../../http/t';
 import { ApiError } from '../../../errors';
 import type { RouteContext } from '../../../http/route';
 import { normalizeUuid, PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../../core/players/uuid';

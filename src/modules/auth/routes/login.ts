@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../../../http/t';
 import { ApiError } from '../../../errors';
 import { defineRoute, type AnyRoute } from '../../../http/route';
 import { ErrorBodySchema } from '../../../http/schemas';

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../../http/t';
 import { ApiError } from '../../../errors';
 import { defineRoute, type AnyRoute } from '../../../http/route';
 import { ErrorBodySchema } from '../../../http/schemas';
