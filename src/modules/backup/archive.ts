@@ -649,6 +649,9 @@ export async function createArchive(root: string, dest: string, options: Archive
     await writer.abort();
     if (!closed) await file.close().catch(() => {});
     await rm(tmp, { force: true });
+    // An abort destroys the tar stream under whatever step was running, which may then fail
+    // with the stream's own complaint ("already finalized or destroyed"): the abort is the cause.
+    if (signal?.aborted) throwIfAborted(signal);
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
