@@ -108,10 +108,11 @@ function init(dir: string, configPath: string): number {
 async function runController(dir: string, configPath: string): Promise<number> {
   // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
   startupMark('main: entry modules evaluated');
-  const [{ Controller }, { TerminalConsole }] = await Promise.all([import('./controller'), import('./cli/terminal-console')]);
+  const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const [{ Controller }, TerminalConsole] = await Promise.all([import('./controller'), onTerminal ? import('./cli/terminal-console').then((m) => m.TerminalConsole) : null]);
   startupMark('controller code imported');
   // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
-  const terminal = process.stdin.isTTY && process.stdout.isTTY ? new TerminalConsole() : undefined;
+  const terminal = TerminalConsole ? new TerminalConsole() : undefined;
   const exit = (code: number) => {
     terminal?.close();
     process.exit(code);

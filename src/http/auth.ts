@@ -1,6 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../events/catalogue';
+
+/** The JWT library loads with the first JWT minted or checked, not at start. */
+const joseCode = () => import('jose');
 import type { DashboardSessions, SessionIdentity } from '../core/module-services';
 
 /**
@@ -219,6 +221,7 @@ export class Authenticator {
 
   async mintJwt(subject: string, scopes: readonly string[], expiresInSeconds: number): Promise<{ token: string; expiresAt: Date }> {
     const now = Math.floor(Date.now() / 1000);
+    const { SignJWT } = await joseCode();
     const token = await new SignJWT({ scopes: [...scopes] })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(subject)
@@ -231,6 +234,7 @@ export class Authenticator {
   }
 
   private async verifyJwt(token: string): Promise<Identification> {
+    const { jwtVerify, errors: joseErrors } = await joseCode();
     try {
       const { payload } = await jwtVerify(token, this.jwtKey, { algorithms: ['HS256'], issuer: JWT_ISSUER });
       const scopes = Array.isArray(payload.scopes) ? payload.scopes.filter((s): s is string => typeof s === 'string') : [];

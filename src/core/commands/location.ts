@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP } from '../net/ip';
 
 /** How long one lookup may take before the session is announced with "unknown". */
 export const LOCATION_TIMEOUT_MS = 2000;

@@ -4,8 +4,10 @@ import { relPathProblem } from '../files/rel-path';
 import { ApiError } from '../../errors';
 import { openByteSource, type ByteSource } from './byte-source';
 import type { ArchiveLimits } from './limits';
+
+/** The entry reader (zlib, node streams) loads with the first archive read, not at start. */
+const zipExtract = () => import('../zip/zip-extract');
 import { listZipEntries, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
-import { extractEntry, readEntry } from '../zip/zip-extract';
 
 /** A file of the archive and where it goes, relative to the folder it is unpacked into. */
 export interface ArchiveFile {
@@ -72,6 +74,7 @@ export class PackArchive {
   async readJson(name: string, maxBytes: number): Promise<unknown> {
     const entry = this.byName.get(name);
     if (!entry) throw new ApiError('MODPACK_INVALID', `the archive has no ${name}`);
+    const { readEntry } = await zipExtract();
     const bytes = await readEntry(this.file, this.file.size, entry, maxBytes).catch(rethrowInvalid);
     try {
       return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
@@ -89,6 +92,7 @@ export class PackArchive {
 
   /** Unpacks `files` under `root`, streamed entry by entry; later files replace earlier ones at the same path. */
   async extract(files: readonly ArchiveFile[], root: string, signal?: AbortSignal): Promise<number> {
+    const { extractEntry } = await zipExtract();
     const made = new Set<string>();
     for (const { entry, rel } of files) {
       signal?.throwIfAborted();

@@ -3,7 +3,6 @@ import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
 import { groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
-import { scanModIds } from '../../core/groups/mod-ids';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
@@ -32,6 +31,8 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
 
   /** A group with what the controller knows beside its definition. */
   async function view(group: Group): Promise<GroupView> {
+    // The mod scanner (zip reading, zlib) loads with the first group shown, not at start.
+    const { scanModIds } = await import('../../core/groups/mod-ids');
     const modLists = await Promise.all(templateStack(group).map((template) => scanModIds(join(kernel.paths.templates, template, 'mods'))));
     return groupView(group, { activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort() });
   }

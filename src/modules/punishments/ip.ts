@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP } from '../../core/net/ip';
 
 /**
  * One spelling per address, so a ban stored from the dashboard matches the address the proxy
