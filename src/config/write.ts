@@ -43,8 +43,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   if (durable) syncDirectory(dir);
 }
 
-function syncDirectory(dir: string): void {
-  // Directory fsync makes the rename durable; not every platform allows opening a directory.
+/** fsync of a folder, so the renames in it are durable; best effort (not every platform opens folders). */
+export function syncDirectory(dir: string): void {
   try {
     const fd = openSync(dir, 'r');
     try {

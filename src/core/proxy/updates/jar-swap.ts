@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { copyFile, link, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../../../log';
 import { downloadFile } from '../../software/download';
+import { syncDirectory } from '../../../config/write';
 import type { RemoteFile } from '../../software/upstream/model';
 
 export interface JarSwapOptions {
@@ -87,18 +87,4 @@ export async function sha256OfFile(path: string): Promise<string | null> {
   const hasher = new Bun.CryptoHasher('sha256');
   for await (const chunk of file.stream()) hasher.update(chunk);
   return hasher.digest('hex');
-}
-
-/** Makes the renames durable; best effort, as not every platform opens folders. */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    /* best effort */
-  }
 }
