@@ -93,7 +93,7 @@ import { controllerInfoRoutes } from './http/routes/controller-info';
 import { controllerUpdateRoutes } from './http/routes/controller-update';
 import { pathsOf } from './config/paths';
 import { pullState, pushState } from './cluster/state-sync/client';
-import { printStartupTrace, startupMark } from './startup-trace';
+import { startupMark } from './startup-trace';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */

@@ -154,9 +154,8 @@ async function locally(feedUrl: string, publicKey: string, request: { version?: 
 /** A controller runs here: it does the work, with its own rights, and restarts in place. */
 async function throughController(url: string, dataDir: string, token: string, request: { version?: string; dryRun: boolean; rollback: boolean }, io: Io): Promise<number> {
   const call = async (method: string, path: string, body?: unknown) => {
-    // A fresh connection each time: the process behind this port is replaced mid-way, and a
-    // pooled connection to the old one could be handed out again after its exec.
-    const response = await fetch(`${url}${path}`, { method, keepalive: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', connection: 'close' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    // A fresh connection each time: the process behind this port is replaced mid-way.
+    const response = await fetch(`${url}${path}`, { method, keepalive: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
     const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok) throw new Error(`the controller refused: ${String(json.message ?? response.status)}`);
     return json;
@@ -204,7 +203,7 @@ async function throughController(url: string, dataDir: string, token: string, re
     await Bun.sleep(POLL_MS);
     // The new process rewrites data/controller.json (with port = 0 it listens elsewhere).
     const now = readControllerRuntime(dataDir)?.url ?? url;
-    const health = await fetch(`${now}/api/health`, { keepalive: false, headers: { connection: 'close' }, signal: AbortSignal.timeout(2_000) })
+    const health = await fetch(`${now}/api/health`, { keepalive: false, signal: AbortSignal.timeout(2_000) })
       .then((r) => (r.ok ? (r.json() as Promise<{ version: string }>) : null))
       .catch(() => null);
     // A rollback may end before its target was seen; then any other version is the new process.

@@ -1,9 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../events/catalogue';
+import type { DashboardSessions, SessionIdentity } from '../core/module-services';
 
 /** The JWT library loads with the first JWT minted or checked, not at start. */
 const joseCode = () => import('jose');
-import type { DashboardSessions, SessionIdentity } from '../core/module-services';
 
 /**
  * Who may call a route:

@@ -1,4 +1,4 @@
-import { printStartupTrace, startupMark } from '../startup-trace';
+import { startupFirstResponse } from '../startup-trace';
 import { Elysia, type AnyElysia } from 'elysia';
 import { cors } from '@elysiajs/cors';
 import type { Kernel } from '../kernel';
@@ -52,9 +52,6 @@ type AnsweredContext = Timed & {
  * Every answered request (CORS preflights and WebSocket upgrades aside) is timed into
  * `svc_http_request_duration_seconds` by its route template, as the guard matched it.
  */
-let firstRequestSeen = false;
-let firstResponseSeen = false;
-
 export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyElysia; guard: RequestGuard } {
   const { config, auth, log, bus } = kernel;
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
@@ -65,10 +62,6 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
     // First of all hooks, so the time includes CORS and the guard.
     .onRequest((c) => {
       (c as Timed).arrivedAt = performance.now();
-      if (!firstRequestSeen) {
-        firstRequestSeen = true;
-        startupMark('first request arrived');
-      }
     })
     .use(
       cors({
@@ -104,11 +97,7 @@ export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyE
         route = UNMATCHED_ROUTE;
       }
       durations.observe(route, responseStatus(c.response, c.set.status), (performance.now() - arrivedAt) / 1000);
-      if (!firstResponseSeen) {
-        firstResponseSeen = true;
-        startupMark('first response sent');
-        printStartupTrace();
-      }
+      startupFirstResponse();
     });
 
   for (const route of options.routes) mountRoute(app, route, guard);

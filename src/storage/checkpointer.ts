@@ -50,9 +50,9 @@ type WorkerReply = { type: 'opened' | 'closed' } | { type: 'done'; busy: number;
  * for the disk, but SQLite's automatic checkpoint (every ~1000 WAL pages) runs inside a
  * commit and fsyncs: a few milliseconds in which nothing else is served. Here the main
  * connection's automatic checkpoint is off, and once the WAL has grown past 1 MiB a worker
- * thread with its own connection runs PASSIVE checkpoints (which never block writers) once a second; when the WAL has grown past
- * 32 MiB the main connection restarts it right after one (one short step, little left to
- * copy). Should the worker fail or stall, the main connection checkpoints as it did before.
+ * thread with its own connection runs PASSIVE checkpoints (which never block writers) once a
+ * second; past 32 MiB the main connection restarts the WAL right after one (one short step,
+ * little left to copy). Should the worker fail or stall, the main connection checkpoints as it did before.
  */
 export class BackgroundCheckpointer {
   private worker: Worker | undefined;

@@ -1,13 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { relPathProblem } from '../files/rel-path';
+import { unpackedName } from '../zip/entry-name';
 import { ApiError } from '../../errors';
 import { openByteSource, type ByteSource } from './byte-source';
 import type { ArchiveLimits } from './limits';
+import { listZipEntries, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
 
 /** The entry reader (zlib, node streams) loads with the first archive read, not at start. */
 const zipExtract = () => import('../zip/zip-extract');
-import { listZipEntries, ZipFormatError, type ZipEntry } from '../zip/zip-directory';
 
 /** A file of the archive and where it goes, relative to the folder it is unpacked into. */
 export interface ArchiveFile {
@@ -45,9 +45,7 @@ export class PackArchive {
       const files: ZipEntry[] = [];
       let unpacked = 0;
       for (const raw of entries) {
-        const name = raw.name.replaceAll('\\', '/');
-        const isDirectory = name.endsWith('/');
-        const problem = relPathProblem(isDirectory ? name.slice(0, -1) : name);
+        const { rel: name, isDirectory, problem } = unpackedName(raw.name);
         if (problem) throw new ApiError('MODPACK_INVALID', `the archive entry ${JSON.stringify(raw.name.slice(0, 200))} is refused: ${problem} (an entry may not leave the folder it is unpacked into)`);
         if (isDirectory) continue;
         unpacked += raw.size;

@@ -1,6 +1,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { relPathProblem } from '../files/rel-path';
+import { unpackedName } from './entry-name';
 import { listZipEntries, ZipFormatError } from './zip-directory';
 import { extractEntry } from './zip-extract';
 
@@ -23,11 +23,9 @@ export async function unzipToDirectory(archive: string, dest: string, limits: Un
     const entries = await listZipEntries(file, size, limits.maxEntries);
     const files = [];
     for (const entry of entries) {
-      const name = entry.name.replaceAll('\\', '/');
-      const isDirectory = name.endsWith('/');
-      const problem = relPathProblem(isDirectory ? name.slice(0, -1) : name);
+      const { rel, isDirectory, problem } = unpackedName(entry.name);
       if (problem) throw new ZipFormatError(`the entry ${JSON.stringify(entry.name.slice(0, 200))} is refused: ${problem}`);
-      if (!isDirectory) files.push({ entry, rel: name });
+      if (!isDirectory) files.push({ entry, rel });
     }
     await mkdir(dest, { recursive: true });
     const made = new Set<string>();

@@ -10,6 +10,7 @@ import { RETENTION_CLASSES, type BackupConfig } from './config';
 import type { BackupRow, TargetType } from './model';
 import { planPrune } from './retention';
 import { defaultRestorePath, resolveUnits, restoreRoots, typesOf, type BackupUnit } from './sources';
+import type { BackupStore } from './store';
 
 /**
  * The archive writer and the restorer (tar, zstd, node streams, a worker each) load on the first
@@ -17,8 +18,6 @@ import { defaultRestorePath, resolveUnits, restoreRoots, typesOf, type BackupUni
  */
 const archiveCode = () => import('./archive');
 const restoreCode = () => import('./restore');
-import type { BackupStore } from './store';
-
 
 /** What starts a run. */
 export interface RunRequest {

@@ -31,6 +31,7 @@ import { createZstdDecompress } from 'node:zlib';
 import { extract, type Header } from 'tar-stream';
 import { syncDirectory } from '../../core/files/atomic-write';
 import { ApiError } from '../../errors';
+import { RESTORE_FOLDER_PREFIX } from './restore-folders';
 
 export interface RestoreOutcome {
   /** Regular files written (for a dry run: that would be written), the manifest excluded. */
@@ -44,8 +45,8 @@ export const MANIFEST_NAME = 'MANIFEST.sha256';
 const RESTORE_FAILED_STATUS = 409;
 /** A manifest larger than this is not read into memory (about 500 000 files' worth of lines). */
 const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
-const STAGING_PREFIX = '.svc-restore-';
-const OLD_PREFIX = '.svc-restore-old-';
+const STAGING_PREFIX = RESTORE_FOLDER_PREFIX;
+const OLD_PREFIX = `${RESTORE_FOLDER_PREFIX}old-`;
 /**
  * The random parts differ in length (16 hex for staging, 12 for the old tree), so a staging dir of
  * a target named `old-x` can never be mistaken for the old tree of a target named `x`.

@@ -3,7 +3,7 @@ import type { Kernel } from '../../kernel';
 import type { Logger } from '../../log';
 import { loadBackupConfig, parseBackupConfig, saveBackupConfig, type BackupConfig } from './config';
 import { BackupManager } from './manager';
-import { readdirSync } from 'node:fs';
+import { holdsRestoreLeftovers } from './restore-folders';
 import { BackupScheduler } from './scheduler';
 import { restoreRoots } from './sources';
 import { BackupStore } from './store';
@@ -70,14 +70,5 @@ export class BackupRuntime {
   async stop(): Promise<void> {
     this.scheduler.stop();
     await this.manager.stop();
-  }
-}
-
-/** Whether `parent` holds a folder a restore works in (`.svc-restore-…`, see restore.ts); cheap, run at every start. */
-function holdsRestoreLeftovers(parent: string): boolean {
-  try {
-    return readdirSync(parent).some((name) => name.startsWith('.svc-restore-'));
-  } catch {
-    return false;
   }
 }
