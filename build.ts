@@ -8,8 +8,12 @@
  *   bun run build --outfile <path> --host
  */
 import { parseArgs } from 'node:util';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { STARTUP_JIT_POLICY } from './src/jit-policy';
+
+/** Written by `bun run record-order`; a build without it is correct, only its start touches more pages. */
+const BYTECODE_ORDER = join(import.meta.dir, 'build', 'startup.bytecode-order');
 
 export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'windows-x64'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -40,6 +44,12 @@ export async function buildTarget(target: Target, outfile: string, options: { ve
       autoloadBunfig: false,
       autoloadTsconfig: false,
       autoloadPackageJson: false,
+      // Run-once start-up code stays in the interpreter; main.ts restores the normal policy
+      // once the command serves (src/jit-policy.ts has the figures).
+      jitPolicy: STARTUP_JIT_POLICY,
+      // The bytecode a start runs, laid out together (build/record-bytecode-order.ts): 5.9 → 3.4 MiB
+      // of the payload resident with every module.
+      bytecodeOrder: existsSync(BYTECODE_ORDER) && BYTECODE_ORDER,
     },
     // Identifiers stay readable, so logged stack traces make sense without a sourcemap (which costs
     // about 1 MB of resident memory when embedded).

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import type { AnyElysia } from 'elysia';
+import type { Server } from 'bun';
 import { loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { AuditStore } from './core/audit/store';
@@ -63,7 +63,8 @@ import { modpackRoutes } from './http/routes/modpacks';
 import { Modpacks } from './core/modpacks/modpacks';
 import { fileRoutes } from './http/routes/files';
 import { StateSync } from './cluster/state-sync/store';
-import { createHttpApp, SERVER_BODY_CEILING } from './http/server';
+import { createHttpServer, SERVER_BODY_CEILING } from './http/server';
+import { SocketHub, type SocketData } from './ws/socket-hub';
 import type { RequestGuard } from './http/guard';
 import type { Kernel, Paths } from './kernel';
 import { createLogger, type Logger } from './log';
@@ -135,7 +136,7 @@ const SHUTDOWN_DELAY_MS = 250;
  * HTTP/WebSockets → API_STARTED. Stop order is the reverse, and stop is idempotent.
  */
 export class Controller {
-  private server: AnyElysia | undefined;
+  private server: Server<SocketData> | undefined;
   private guard: RequestGuard | undefined;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private stopping: Promise<void> | undefined;
@@ -396,7 +397,7 @@ export class Controller {
   }
 
   get port(): number {
-    return this.server?.server?.port ?? 0;
+    return this.server?.port ?? 0;
   }
 
   private events: { subscribers(): number } | undefined;
@@ -450,23 +451,15 @@ export class Controller {
     ];
     this.routes.push(openApiRoute(kernel.version, () => this.routes, this.sockets));
     startupMark(`routes listed (${this.routes.length})`);
-    const { app, guard } = createHttpApp(kernel, {
-      routes: this.routes,
-      sockets: this.sockets,
-      mountSockets: (elysia) => {
-        this.events = mountEventsSocket(elysia, kernel, this.heartbeat);
-        mountServiceConsole(elysia, kernel, this.heartbeat);
-        const sessions = new CliSessionStore(kernel.db);
-        const closed = sessions.closeDangling(Date.now());
-        if (closed > 0) log.info({ area: 'console', closed }, 'closed remote console sessions the last controller left open');
-        this.consoles = mountConsoleStream(elysia, { kernel, heartbeat: this.heartbeat, sessions, locations: new LocationLookup(() => config.console.location_lookup_url) });
-      },
-    });
-    startupMark('routes mounted');
-    // Never share the port with another process (the framework would default to SO_REUSEPORT,
-    // silently splitting traffic between two controllers).
-    app.listen({ hostname: config.api.bind, port: config.api.port, maxRequestBodySize: SERVER_BODY_CEILING, reusePort: false, development: false });
-    this.server = app;
+    const hub = new SocketHub((error, path) => log.error({ area: 'http', err: error, path }, 'a WebSocket failed to open'));
+    this.events = mountEventsSocket(hub, kernel, this.heartbeat);
+    mountServiceConsole(hub, kernel, this.heartbeat);
+    const sessions = new CliSessionStore(kernel.db);
+    const closed = sessions.closeDangling(Date.now());
+    if (closed > 0) log.info({ area: 'console', closed }, 'closed remote console sessions the last controller left open');
+    this.consoles = mountConsoleStream(hub, { kernel, heartbeat: this.heartbeat, sessions, locations: new LocationLookup(() => config.console.location_lookup_url) });
+    const { server, guard } = createHttpServer(kernel, { routes: this.routes, sockets: this.sockets, hub, hostname: config.api.bind, port: config.api.port });
+    this.server = server;
     this.guard = guard;
     if (config.api.allowed_origins.length === 0) {
       const message = '[api] allowed_origins is empty: any browser origin may call the API';

@@ -11,7 +11,7 @@ export function describeSchema(schema: TSchema | undefined): string {
     const options = s.anyOf as TSchema[];
     const literals = options.filter((o) => 'const' in o).map((o) => JSON.stringify(o.const));
     if (literals.length === options.length) return `one of ${literals.join(', ')}`;
-    // Elysia widens numeric query/params to [string-as-number, number]: describe the number.
+    // t.Integer is [string spelling an integer, integer] (http/t.ts): describe the number.
     const numeric = options.find((o) => o.type === 'integer' || o.type === 'number');
     if (numeric) return describeSchema(numeric);
     return options.map(describeSchema).join(' or ');

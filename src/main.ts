@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
+import { startupOver } from './jit-policy';
 // Read before any update can rename a new file over the running one.
 import './core/update/running-binary';
 
@@ -41,8 +42,11 @@ const POST_START_GC_DELAY_MS = 250;
 const EXIT_USAGE = 2;
 
 async function main(argv: string[]): Promise<number> {
-  // The remote console has options of its own.
-  if (argv[0] === 'cli') return (await import('./cli/main')).runCli(argv.slice(1));
+  // The remote console has options of its own (and is interactive from its first screen).
+  if (argv[0] === 'cli') {
+    startupOver();
+    return (await import('./cli/main')).runCli(argv.slice(1));
+  }
   // So does the updater (its --version names a release, not "print the version").
   if (argv[0] === 'update') return (await import('./cli/update-command')).runUpdate(argv.slice(1));
   let parsed;
@@ -142,6 +146,7 @@ async function runController(dir: string, configPath: string): Promise<number> {
     return reportStartError(error);
   }
   if (pendingSignal) stop(pendingSignal);
+  startupOver();
   // Ctrl+C reaches the console as a key, not a signal, while it reads the terminal.
   terminal?.open(controller.kernel, () => onSignal('SIGINT'));
   // Start-up leaves a lot of transient garbage (config parsing, schema compilation, migrations):
@@ -196,6 +201,7 @@ async function runAgent(dir: string, configPath: string): Promise<number> {
     }
     return reportStartError(error);
   }
+  startupOver();
   // A signal stops the agent, not its services: they keep running and are re-attached next start.
   let signals = 0;
   const onSignal = () => {

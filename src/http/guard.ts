@@ -2,7 +2,7 @@ import { ApiError } from '../errors';
 import type { Config } from '../config/schema';
 import { isPrincipal, type Access, type Authenticator, type Identification, type Verdict } from './auth';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
-import { RouteTable } from './route-table';
+import { RouteTable, type Match } from './route-table';
 import { RateLimiter } from './rate-limit';
 import { bearerOf, clientIp, splitUrl } from './request';
 
@@ -84,6 +84,11 @@ export class RequestGuard {
   takeRouteBudget(route: AnyRoute, ip: string): void {
     const taken = this.routeLimits.get(route)?.take(ip);
     if (taken && !taken.ok) throw tooMany(taken.retryAfterSeconds, route.rateLimit!.max);
+  }
+
+  /** The endpoint the request names, strictly (one URL per resource): what the server dispatches on. */
+  match(method: string, pathname: string): Match | undefined {
+    return this.table.match(method, pathname, true);
   }
 
   factsOf(request: Request): RequestFacts | undefined {

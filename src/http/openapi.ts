@@ -1,5 +1,5 @@
 import { OptionalKind, type TObject, type TSchema } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from './t';
 import { defineRoute, type AnyRoute, type SocketSpec } from './route';
 import { ErrorBodySchema } from './schemas';
 

@@ -1,4 +1,3 @@
-import { StatusMap } from 'elysia';
 import { DEFAULT_BUCKETS, type Histogram, type HistogramSeries, type MetricsRegistry } from '../core/metrics/registry';
 
 /** The `route` label of a request no declared route answers (404 ROUTE_NOT_FOUND). */
@@ -43,12 +42,4 @@ export class RequestMetrics {
     }
     series.observe(seconds);
   }
-}
-
-/** The numeric status of what the framework answered: a returned Response's own, else `set.status`. */
-export function responseStatus(response: unknown, status: number | string | undefined): number {
-  if (response instanceof Response) return response.status;
-  if (typeof status === 'number') return status;
-  if (status === undefined) return 200;
-  return (StatusMap as Record<string, number>)[status] ?? 200;
 }

@@ -37,3 +37,33 @@ export function clientAddress(forwardedFor: string | null | undefined, socketAdd
   }
   return socketAddress ?? 'unknown';
 }
+
+/**
+ * The query string as an object: `+` is a space, escapes decoded (a malformed one kept as sent),
+ * a repeated key is the last value unless `lists` names it (then every value, in order).
+ */
+export function parseQuery(search: string, lists?: ReadonlySet<string>): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  if (search === '') return query;
+  for (const pair of search.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const key = decodeQueryText(equals < 0 ? pair : pair.slice(0, equals));
+    const value = equals < 0 ? '' : decodeQueryText(pair.slice(equals + 1));
+    if (key === '__proto__') continue;
+    const previous = query[key];
+    if (lists?.has(key)) query[key] = previous === undefined ? [value] : [...(previous as string[]), value];
+    else query[key] = value;
+  }
+  return query;
+}
+
+function decodeQueryText(text: string): string {
+  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}

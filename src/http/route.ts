@@ -23,7 +23,7 @@ export interface RouteContext<P, Q, B> {
 /** What every route declares besides its input schemas and handler. */
 interface RouteMeta {
   method: HttpMethod;
-  /** Elysia path syntax: `/api/groups/:name`, `*` for the rest of the path. */
+  /** `/api/groups/:name` (a named segment, percent-decoded), `*` for the rest of the path (as sent). */
   path: string;
   auth: AuthLevel;
   /**
@@ -70,7 +70,7 @@ interface RouteMeta {
 }
 
 /**
- * Schemas: query and path parameters use Elysia's `t` (its numbers and booleans decode the
+ * Schemas: query and path parameters use http/t.ts's `t` (its numbers and booleans decode the
  * strings a URL carries); bodies use exact JSON types (plain TypeBox `Type` for numbers).
  */
 export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> extends RouteMeta {

@@ -1,5 +1,5 @@
 import { Type, type TProperties } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from './t';
 
 /** The error body every non-2xx response carries. */
 export const ErrorBodySchema = t.Object({

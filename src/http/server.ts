@@ -1,19 +1,26 @@
+import type { Server } from 'bun';
 import { startupFirstResponse } from '../startup-trace';
-import { Elysia, type AnyElysia } from 'elysia';
-import { cors } from '@elysiajs/cors';
+import { ApiError } from '../errors';
 import type { Kernel } from '../kernel';
+import type { SocketData, SocketHub } from '../ws/socket-hub';
 import { parseBody } from './body';
+import { Cors } from './cors';
 import { RequestGuard } from './guard';
 import { isPrincipal } from './auth';
 import { errorRenderer } from './render-error';
-import { RequestMetrics, responseStatus, UNMATCHED_ROUTE } from './request-metrics';
+import { parseQuery, splitUrl } from './request';
+import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';
+import { statusOf, toResponse, withHeaders, type ResponseSet } from './respond';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
+import { validatePart, validateResponse } from './route-validator';
 
 export interface HttpOptions {
   routes: readonly AnyRoute[];
   sockets: readonly SocketSpec[];
-  /** Mounts the WebSocket endpoints on the app. */
-  mountSockets: (app: AnyElysia) => void;
+  /** The WebSocket endpoints of `sockets`, by path. */
+  hub: SocketHub;
+  hostname: string;
+  port: number;
 }
 
 /**
@@ -33,108 +40,104 @@ const SOCKET_LIMITS = {
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 
-/** The framework's per-request context, carrying the request's arrival time for the duration histogram. */
-type Timed = { arrivedAt?: number };
-
-/** The parts of the after-response context the duration histogram reads. */
-type AnsweredContext = Timed & {
-  request: Request;
-  set: { status?: number | string };
-  response?: unknown;
-  /** The framework's error code when the request failed (`NOT_FOUND`: no route matched). */
-  code?: unknown;
-};
+/** Methods whose requests carry no body to read. */
+const BODILESS = new Set(['GET', 'HEAD']);
 
 /**
- * The Elysia root: CORS, the guard ahead of parsing (endpoint, caller, rate limits, auth
- * level, body size), one size-capped body parser, one error renderer for every non-2xx, and
- * the declared routes and sockets. The guard is returned so the caller can stop its timer.
- * Every answered request (CORS preflights and WebSocket upgrades aside) is timed into
- * `svc_http_request_duration_seconds` by its route template, as the guard matched it.
+ * The API server, straight on Bun.serve: CORS, the guard ahead of parsing (endpoint, caller,
+ * rate limits, auth level, body size), the strict route match, one size-capped body parser,
+ * validation of parameters, query and body against the route's schemas (each compiled on first
+ * use, so nothing is built per route at start), the handler, its answer checked against the
+ * route's response schema, and one error renderer for every non-2xx. Every answered request
+ * (CORS preflights and WebSocket upgrades aside) is timed into
+ * `svc_http_request_duration_seconds` by its route template.
  */
-export function createHttpApp(kernel: Kernel, options: HttpOptions): { app: AnyElysia; guard: RequestGuard } {
+export function createHttpServer(kernel: Kernel, options: HttpOptions): { server: Server<SocketData>; guard: RequestGuard } {
   const { config, auth, log, bus } = kernel;
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
-  const origins = config.api.allowed_origins;
+  const cors = new Cors(config.api.allowed_origins);
   const durations = new RequestMetrics(kernel.metrics);
-  // strictPath: one URL per resource; `/api/groups/` is not `/api/groups`.
-  const app = new Elysia({ strictPath: true, websocket: SOCKET_LIMITS })
-    // First of all hooks, so the time includes CORS and the guard.
-    .onRequest((c) => {
-      (c as Timed).arrivedAt = performance.now();
-    })
-    .use(
-      cors({
-        origin: origins.length === 0 ? true : [...origins],
-        methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
-        allowedHeaders: ['Authorization', 'Content-Type'],
-        exposeHeaders: ['Retry-After'],
-        credentials: true,
-        maxAge: 600,
-      }),
-    )
-    .onRequest(async ({ request, server }) => guard.check(request, server?.requestIP(request)?.address))
-    .onParse(async ({ request }) => {
-      const route = guard.factsOf(request)?.route;
-      // null (not undefined) stops the framework's own parsers too: the handler streams the body.
-      if (route?.rawBody) return null;
-      return parseBody(request, route?.bodyLimit ?? DEFAULT_BODY_LIMIT, route?.body);
-    })
-    .onError(errorRenderer(log.child({ area: 'http' }), bus))
-    // Runs just after the response is produced (the framework defers it with setImmediate); a
-    // streamed body is not waited for, so its time is the time to the response head.
-    .onAfterResponse((context) => {
-      const c = context as unknown as AnsweredContext;
-      const arrivedAt = c.arrivedAt;
-      if (arrivedAt === undefined || c.request.method === 'OPTIONS') return;
-      // The template the guard matched; the framework's 404 is `unmatched` even where the
-      // guard's table, laxer about a trailing slash, found a route.
-      const notFound = c.code === 'NOT_FOUND';
-      let route = notFound ? undefined : guard.factsOf(c.request)?.route?.path;
-      if (route === undefined) {
-        // A WebSocket upgrade (to a socket endpoint, not a route) is a connection, not a request.
-        if (!notFound && c.request.headers.has('upgrade')) return;
-        route = UNMATCHED_ROUTE;
+  const renderError = errorRenderer(log.child({ area: 'http' }), bus);
+  const { hub } = options;
+
+  async function answer(request: Request, server: Server<SocketData>, corsHeaders: Record<string, string>): Promise<{ response: Response | undefined; route: string }> {
+    const { pathname, search } = splitUrl(request.url);
+    let route: AnyRoute | undefined;
+    try {
+      await guard.check(request, server.requestIP(request)?.address);
+      const match = guard.match(request.method, pathname);
+      if (match?.kind === 'socket') {
+        const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+        if (upgrade && hub.upgrade(server, request, match.socket.path, match.params, parseQuery(search))) return { response: undefined, route: match.socket.path };
+        throw new ApiError('VALIDATION_FAILED', `${match.socket.path} is a WebSocket endpoint: connect with Upgrade: websocket`, 426, { Upgrade: 'websocket' });
       }
-      durations.observe(route, responseStatus(c.response, c.set.status), (performance.now() - arrivedAt) / 1000);
-      startupFirstResponse();
-    });
+      if (!match) throw new ApiError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
+      route = match.route;
+      return { response: await run(route, match.params, search, request, corsHeaders), route: route.path };
+    } catch (error) {
+      const failed = renderError(error, request);
+      const notFound = error instanceof ApiError && error.errorCode === 'ROUTE_NOT_FOUND';
+      // A refusal before the strict match still counts under the route the guard recognised.
+      const label = route?.path ?? (notFound ? undefined : guard.factsOf(request)?.route?.path);
+      return { response: Response.json(failed.body, { status: failed.status, headers: failed.headers }), route: label ?? UNMATCHED_ROUTE };
+    }
+  }
 
-  for (const route of options.routes) mountRoute(app, route, guard);
-  options.mountSockets(app);
-  return { app, guard };
-}
-
-type HandlerContext = {
-  params: unknown;
-  query: unknown;
-  body: unknown;
-  set: { status?: number | string; headers: Record<string, string | number> };
-  request: Request;
-};
-
-function mountRoute(app: AnyElysia, route: AnyRoute, guard: RequestGuard): void {
-  const hooks: Record<string, unknown> = { response: route.response, detail: { summary: route.summary, tags: [route.tag] } };
-  if (route.params) hooks.params = route.params;
-  if (route.query) hooks.query = route.query;
-  if (route.body) hooks.body = route.body;
-  const handler = (c: HandlerContext) => {
-    const facts = guard.factsOf(c.request);
-    // Fail closed: the framework may reach this handler by a spelling the guard's table did
-    // not resolve to this route (HEAD, a trailing slash, percent-encoding); check again here.
+  async function run(route: AnyRoute, rawParams: Record<string, string>, search: string, request: Request, corsHeaders: Record<string, string>): Promise<Response> {
+    const facts = guard.factsOf(request);
+    // Fail closed: the strict match may name a route the guard's lenient table resolved
+    // differently (it never should); check this route's level again.
     if (facts?.route !== route) guard.enforce(route, facts?.who ?? null);
+    let body: unknown;
+    if (!BODILESS.has(request.method) && !route.rawBody) body = await parseBody(request, route.bodyLimit ?? DEFAULT_BODY_LIMIT, route.body);
+    const params = route.params ? validatePart('params', route.params, rawParams, true) : rawParams;
+    const rawQuery = parseQuery(search, listKeysOf(route));
+    const query = route.query ? validatePart('query', route.query, rawQuery, true) : rawQuery;
+    if (route.body) body = validatePart('body', route.body, body, false);
     guard.takeRouteBudget(route, facts?.ip ?? 'unknown');
     const principal = facts && isPrincipal(facts.who) ? facts.who : null;
-    return route.handler({
-      params: c.params,
-      query: c.query,
-      body: c.body,
-      principal,
-      actor: principal?.actor ?? 'system',
-      ip: facts?.ip ?? 'unknown',
-      set: c.set,
-      request: c.request,
-    });
-  };
-  app.route(route.method, route.path, handler as never, hooks as never);
+    const set: ResponseSet = { headers: { ...corsHeaders } };
+    const value = await route.handler({ params, query, body, principal, actor: principal?.actor ?? 'system', ip: facts?.ip ?? 'unknown', set, request });
+    if (value instanceof Response) return toResponse(value, set);
+    return toResponse(validateResponse(route, statusOf(set), value), set);
+  }
+
+  const server = Bun.serve<SocketData>({
+    hostname: options.hostname,
+    port: options.port,
+    maxRequestBodySize: SERVER_BODY_CEILING,
+    // Never share the port with another process (SO_REUSEPORT would silently split traffic
+    // between two controllers).
+    reusePort: false,
+    development: false,
+    websocket: hub.handler(SOCKET_LIMITS),
+    async fetch(request, server) {
+      if (request.method === 'OPTIONS') return cors.preflight(request);
+      const arrivedAt = performance.now();
+      const corsHeaders = cors.headersFor(request);
+      const answered = await answer(request, server, corsHeaders);
+      if (answered.response === undefined) return undefined;
+      const response = withHeaders(answered.response, corsHeaders);
+      const route = answered.route;
+      durations.observe(route, response.status, (performance.now() - arrivedAt) / 1000);
+      startupFirstResponse();
+      return response;
+    },
+  });
+  hub.attach(server);
+  return { server, guard };
+}
+
+const listKeys = new WeakMap<AnyRoute, ReadonlySet<string>>();
+
+/** The query keys a route takes as lists (a repeated key gives every value). */
+function listKeysOf(route: AnyRoute): ReadonlySet<string> | undefined {
+  if (!route.query) return undefined;
+  let keys = listKeys.get(route);
+  if (!keys) {
+    const properties = (route.query as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+    keys = new Set(Object.keys(properties).filter((key) => properties[key]!.type === 'array'));
+    listKeys.set(route, keys);
+  }
+  return keys;
 }

@@ -36,3 +36,21 @@ export function validationMessage(error: ValidationErrorLike): string {
   if (first.message?.startsWith('Unexpected property')) return `${where} "${field}" is not allowed`;
   return `${where} "${field}" must be ${describeSchema(first.schema)}, got ${showValue(first.value)}`;
 }
+
+/** Where a value failed its schema: a request part, `response` (our bug) or `property` (a decoded value). */
+export type ValidationPart = 'body' | 'query' | 'params' | 'response' | 'property';
+
+/**
+ * A value outside its route schema: `all` holds the schema errors, first the one reported.
+ * The error renderer answers 400 VALIDATION_FAILED with validationMessage(), or 500 for `response`.
+ */
+export class ValidationFailure extends Error {
+  constructor(
+    readonly type: ValidationPart,
+    readonly all: ValueErrorLike[],
+    readonly value: unknown,
+  ) {
+    super(`invalid ${type}`);
+    this.name = 'ValidationFailure';
+  }
+}

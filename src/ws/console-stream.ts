@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
+import type { SocketHub } from './socket-hub';
 import type { SocketSpec } from '../http/route';
 import { attachScreen, screenInput } from '../core/commands/screen';
 import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
@@ -57,13 +57,13 @@ export interface ConsoleStreamDeps {
  * checked (an admin JWT is verified asynchronously). Frames of that moment are kept and handled,
  * in order, once the socket is admitted; they are dropped if it is refused.
  */
-export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { sessions(): number } {
+export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { sessions(): number } {
   const { kernel, heartbeat } = deps;
   const live = new Map<string, Session>();
   const early = new EarlyFrames();
   const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
 
-  publishEventsTo(app, kernel.bus, TOPIC, (event) =>
+  publishEventsTo(() => hub.publisher, kernel.bus, TOPIC, (event) =>
     EVENTS_NOT_FORWARDED.has(event.type) ? null : JSON.stringify({ type: 'event', event: { type: event.type, data: event.data } } satisfies OutboundFrame),
   );
 
@@ -164,7 +164,7 @@ export function mountConsoleStream(app: AnyElysia, deps: ConsoleStreamDeps): { s
     handle(session, frame);
   };
 
-  app.ws(CONSOLE_STREAM_SOCKET.path, {
+  hub.add(CONSOLE_STREAM_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       early.begin(id);

@@ -1,5 +1,5 @@
-import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
+import type { SocketHub } from './socket-hub';
 import type { SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
@@ -39,14 +39,14 @@ const frameOf = (event: SvcEvent) => JSON.stringify({ type: event.type, timestam
  * which writes it to every subscribed socket; a subscriber that stops reading only grows its
  * own buffer (see the websocket limits in http/server.ts) and never delays the others.
  */
-export function mountEventsSocket(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): { subscribers(): number } {
+export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Heartbeat): { subscribers(): number } {
   // Live connections and whether each has been let in. A socket that closes while its
   // credential is still being checked is gone from the map by then, and never subscribes.
   const live = new Map<string, boolean>();
-  const master = publishEventsTo(app, kernel.bus, TOPIC_MASTER, frameOf);
-  const machine = publishEventsTo(app, kernel.bus, TOPIC_MACHINE, (event) => (PROXY_ONLY.has(event.type) ? null : frameOf(event)));
-  const session = publishEventsTo(app, kernel.bus, TOPIC_SESSION, (event) => (NOT_FOR_SESSIONS.has(event.type) ? null : frameOf(event)));
-  app.ws(EVENTS_SOCKET.path, {
+  const master = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MASTER, frameOf);
+  const machine = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MACHINE, (event) => (PROXY_ONLY.has(event.type) ? null : frameOf(event)));
+  const session = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_SESSION, (event) => (NOT_FOR_SESSIONS.has(event.type) ? null : frameOf(event)));
+  hub.add(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       live.set(id, false);

@@ -1,5 +1,5 @@
-import type { AnyElysia } from 'elysia';
 import type { Kernel } from '../kernel';
+import type { SocketHub } from './socket-hub';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
 import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
@@ -20,16 +20,16 @@ export const CLOSE_NO_SERVICE = 1003;
  * Unknown service or no running process: 1003. No command framing: a frame is a line. Lines
  * typed before the credential was checked are written once the socket is admitted.
  */
-export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: Heartbeat): void {
+export function mountServiceConsole(hub: SocketHub, kernel: Kernel, heartbeat: Heartbeat): void {
   const live = new Map<string, () => void>();
   const early = new EarlyFrames();
   const toStdin = (ws: SocketHandle, message: unknown) => {
-    const name = decodeURIComponent((ws.data as { params: { name: string } }).params.name);
+    const name = (ws.data as { params: { name: string } }).params.name;
     const text = (typeof message === 'string' ? message : JSON.stringify(message)).trim();
     if (text === '' || /[\r\n]/.test(text)) return;
     kernel.manager.handleOf(name)?.write(text);
   };
-  app.ws(SERVICE_CONSOLE_SOCKET.path, {
+  hub.add(SERVICE_CONSOLE_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);
       early.begin(id);
@@ -37,7 +37,7 @@ export function mountServiceConsole(app: AnyElysia, kernel: Kernel, heartbeat: H
       const admitted = await admitSocket(ws, kernel.auth, SERVICE_CONSOLE_SOCKET, () => early.pending(id));
       const typedMeanwhile = early.end(id);
       if (!admitted) return;
-      const name = decodeURIComponent(data.params.name);
+      const name = data.params.name;
       if (!kernel.services.get(name)) {
         ws.close(CLOSE_NO_SERVICE, `service ${name} does not exist`);
         return;

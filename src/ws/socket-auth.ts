@@ -2,8 +2,8 @@ import type { Authenticator, Principal } from '../http/auth';
 import type { SocketSpec } from '../http/route';
 
 /**
- * The parts of a socket the API's WebSockets use. Elysia hands open/message/close its wrapper
- * but ping/pong the raw Bun socket; both carry the same `data`, whose `id` is stable.
+ * The parts of a socket the API's WebSockets use (socket-hub.ts makes one per socket): its
+ * `data` (whose `id` is stable), the Bun socket itself as `raw`, and close.
  */
 export interface SocketHandle {
   data: unknown;

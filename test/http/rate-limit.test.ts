@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { t } from 'elysia';
+import { t } from '../../src/http/t';
 import { RateLimiter } from '../../src/http/rate-limit';
 import { clientIp, splitUrl } from '../../src/http/request';
 import { defineRoute } from '../../src/http/route';

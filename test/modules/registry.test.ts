@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { t } from 'elysia';
+import { t } from '../../src/http/t';
 import { ApiError } from '../../src/errors';
 import { defineRoute } from '../../src/http/route';
 import type { LazyModule, SvcModule } from '../../src/modules/module';

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { t } from 'elysia';
+import { t } from '../t';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
 import { DEFAULT_CONFIG_TEXT } from '../../config/load';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { GlobalMaintenanceSchema, GlobalTextsUpdateSchema, GroupMaintenanceSchema, ToggleSchema, WhitelistEntrySchema } from '../../core/maintenance/model';
 import type { MaintenanceStatus } from '../../core/maintenance/maintenance';

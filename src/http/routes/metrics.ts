@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 

@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../t';
 import { requireSoftware, SoftwareListEntrySchema, softwareList } from '../../core/software/kinds';
 import type { SoftwareServices } from '../../core/software/software-services';
 import { LoaderVersionListSchema, VersionListSchema } from '../../core/software/upstream/model';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { t } from '../t';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
 import { JWT_MIN_LIFETIME_SECONDS, SCOPES } from '../auth';

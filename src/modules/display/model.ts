@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../http/t';
 import { Type, type Static } from '@sinclair/typebox';
 import { GROUP_NAME } from '../../core/groups/model';
 

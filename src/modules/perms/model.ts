@@ -26,7 +26,7 @@ const MAX_PARENTS = 64;
 const MAX_NODES = 10_000;
 const MAX_META_KEYS = 1_000;
 
-// ---- path and query (Elysia's `t`: URL strings decode into numbers) -----------------------
+// ---- path and query (http/t.ts's `t`: URL strings decode into numbers) ------------------
 
 const groupName = (description: string) => t.String({ pattern: GROUP_NAME_PATTERN, description });
 const uuid = t.String({ pattern: UUID_PATTERN, description: 'player UUID, dashed or not, any case' });

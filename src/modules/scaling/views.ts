@@ -1,4 +1,4 @@
-import type { Static } from 'elysia';
+import type { Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors';
 import { effectiveBounds } from '../../core/scaling/decide';
 import type { Group } from '../../core/groups/model';

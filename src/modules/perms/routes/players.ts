@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { t } from '../../../http/t';
 import { clamp } from '../../../http/clamp';
 import { OkSchema } from '../../../http/schemas';
 import { defineRoute, type AnyRoute } from '../../../http/route';
