@@ -2,6 +2,9 @@ import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 const unionChecks = new WeakMap<TSchema, TypeCheck<TSchema>>();
+/** A record's key pattern, compiled once; null for TypeBox's any-string pattern (every key). */
+const keyPatterns = new WeakMap<TSchema, RegExp | null>();
+const ANY_STRING_KEY = '^(.*)$';
 
 /** The first union member `value` satisfies (checks compiled once per member). */
 function memberOf(members: TSchema[], value: unknown): TSchema | undefined {
@@ -49,9 +52,16 @@ export function mirror(schema: TSchema, value: unknown): unknown {
   if (KindGuard.IsRecord(schema)) {
     if (!isPlainObject(value)) return value;
     const [pattern, member] = Object.entries(schema.patternProperties)[0]!;
-    const keys = new RegExp(pattern);
+    if (KindGuard.IsUnknown(member) || KindGuard.IsAny(member)) {
+      if (pattern === ANY_STRING_KEY) return value;
+    }
+    let keys = keyPatterns.get(schema);
+    if (keys === undefined) {
+      keys = pattern === ANY_STRING_KEY ? null : new RegExp(pattern);
+      keyPatterns.set(schema, keys);
+    }
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) if (keys.test(key)) out[key] = mirror(member, value[key]);
+    for (const key of Object.keys(value)) if (keys === null || keys.test(key)) out[key] = mirror(member, value[key]);
     return out;
   }
   if (KindGuard.IsUnion(schema)) {

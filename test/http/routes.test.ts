@@ -28,6 +28,27 @@ describe('unknown routes', () => {
     expect(res.status).toBe(404);
     expect((await expectErrorBody(res)).error).toBe('ROUTE_NOT_FOUND');
   });
+
+  test('a trailing slash is another URL: 404, not the route without it', async () => {
+    expect(await readJson(await c.api('/api/groups'))).toHaveProperty('groups');
+    const res = await c.api('/api/groups/');
+    expect(res.status).toBe(404);
+    expect((await expectErrorBody(res)).error).toBe('ROUTE_NOT_FOUND');
+  });
+
+  test('a plain GET to a WebSocket endpoint is 426 naming it, with Upgrade: websocket', async () => {
+    const res = await c.api('/api/events');
+    expect(res.status).toBe(426);
+    expect(res.headers.get('upgrade')).toBe('websocket');
+    expect((await expectErrorBody(res)).message).toContain('/api/events is a WebSocket endpoint');
+  });
+
+  test('HEAD is answered like GET, without a body', async () => {
+    const res = await c.api('/api/health', { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toStartWith('application/json');
+    expect(await res.text()).toBe('');
+  });
 });
 
 describe('POST /api/tokens and GET /api/tokens/scopes', () => {
