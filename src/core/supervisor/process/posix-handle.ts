@@ -87,9 +87,12 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   };
   let trailing: ReturnType<typeof setTimeout> | undefined;
   const onChange = (filename: string | null) => {
-    if (closed || ended || !listening) return;
+    if (closed || ended) return;
     clearTimeout(trailing);
     trailing = setTimeout(tick, TRAILING_MS);
+    // Before the first read, an event still arms the trailing re-read: Bun may drop the next
+    // event for that file (see TRAILING_MS), and nothing else would look before the slow poll.
+    if (!listening) return;
     if (filename === LOG_NAME) tail.drain();
     else if (filename === EXIT_NAME) check();
     else if (filename === null) tick();
