@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { STARTUP_JIT_POLICY } from './src/jit-policy';
 
 /** Written by `bun run record-order`; a build without it is correct, only its start touches more pages. */
-const BYTECODE_ORDER = join(import.meta.dir, 'build', 'startup.bytecode-order');
+export const BYTECODE_ORDER = join(import.meta.dir, 'build', 'startup.bytecode-order');
 
 export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'windows-x64'] as const;
 export type Target = (typeof TARGETS)[number];

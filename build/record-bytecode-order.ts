@@ -13,9 +13,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binaryName, buildTarget, hostTarget } from '../build';
+import { binaryName, buildTarget, BYTECODE_ORDER, hostTarget } from '../build';
 
-export const ORDER_FILE = join(import.meta.dir, 'startup.bytecode-order');
 const DASHBOARD_OPENING = ['/api/health', '/api/groups', '/api/services', '/api/dedicated', '/api/modules', '/api/metrics/performance', '/api/players/all', '/api/audit?limit=20'];
 const START_TIMEOUT_MS = 20_000;
 const IDLE_MS = 1500;
@@ -36,8 +35,8 @@ async function main(): Promise<void> {
     await Bun.sleep(IDLE_MS);
     child.kill('SIGTERM');
     if ((await child.exited) !== 0) throw new Error(`the controller exited with ${child.exitCode}`);
-    copyFileSync(order, ORDER_FILE);
-    console.log(`wrote ${ORDER_FILE}`);
+    copyFileSync(order, BYTECODE_ORDER);
+    console.log(`wrote ${BYTECODE_ORDER}`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

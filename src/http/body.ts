@@ -45,7 +45,7 @@ function parseJson(text: string, schema: TSchema | undefined): unknown {
 
 /**
  * A body schema made with `closedObject` (schemas.ts) refuses keys it does not list, by name:
- * the framework would drop them silently before validating, so a misspelt optional key such
+ * validation would drop them silently (mirror.ts), so a misspelt optional key such
  * as `expiresAt` would pass unnoticed. Other schemas keep ignoring unknown keys (clients such
  * as the dashboard send extra fields).
  */

@@ -1,23 +1,12 @@
 import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { compiledCheck } from './compiled';
 
-const unionChecks = new WeakMap<TSchema, TypeCheck<TSchema>>();
 /** A record's key pattern, compiled once; null for TypeBox's any-string pattern (every key). */
 const keyPatterns = new WeakMap<TSchema, RegExp | null>();
 const ANY_STRING_KEY = '^(.*)$';
 
-/** The first union member `value` satisfies (checks compiled once per member). */
-function memberOf(members: TSchema[], value: unknown): TSchema | undefined {
-  for (const member of members) {
-    let check = unionChecks.get(member);
-    if (!check) {
-      check = TypeCompiler.Compile(member);
-      unionChecks.set(member, check);
-    }
-    if (check.Check(value)) return member;
-  }
-  return undefined;
-}
+/** The first union member `value` satisfies. */
+const memberOf = (members: TSchema[], value: unknown): TSchema | undefined => members.find((member) => compiledCheck(member).Check(value));
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -11,7 +11,7 @@ export function openApiPath(path: string): string {
 }
 
 /**
- * Plain JSON Schema: symbol-keyed metadata dropped, and the framework's string-or-number
+ * Plain JSON Schema: symbol-keyed metadata dropped, and t.Integer's string-or-number
  * unions for query and path numbers shown as the number they decode to.
  */
 function plain(schema: TSchema): Json {
@@ -33,7 +33,7 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[
   const object = schema as TObject;
   const required = new Set(object.required ?? []);
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
-    // The framework names a trailing wildcard `*`; the document's template calls it {path}.
+    // The route table names a trailing wildcard `*`; the document's template calls it {path}.
     name: name === '*' ? 'path' : name,
     in: where,
     required: where === 'path' || required.has(name),

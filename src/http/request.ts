@@ -1,4 +1,4 @@
-/** Small readers of an incoming request, kept off the framework so they are cheap and testable. */
+/** Small readers of an incoming request, small and pure so they are cheap and testable. */
 
 /**
  * Path and query of a request URL without building a URL object (hot path). The path stays

@@ -43,10 +43,8 @@ export function toResponse(value: unknown, set: ResponseSet): Response {
  */
 function withSetHeaders(response: Response, set: ResponseSet, status: number): Response {
   const restatus = status !== 200 && response.status === 200;
-  if (!restatus) return withHeaders(response, set.headers);
-  const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(set.headers)) if (!headers.has(name)) headers.set(name, String(value));
-  return new Response(response.body, { status, statusText: response.statusText, headers });
+  const answer = restatus ? new Response(response.body, { status, headers: new Headers(response.headers) }) : response;
+  return withHeaders(answer, set.headers);
 }
 
 /** `response` with the given headers it does not already carry (a copy when its headers are immutable). */

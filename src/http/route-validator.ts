@@ -1,26 +1,20 @@
 import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { TransformDecodeError } from '@sinclair/typebox/value';
+import { HasTransform, TransformDecodeError } from '@sinclair/typebox/value';
+import { compiledCheck } from './compiled';
 import type { AnyRoute } from './route';
 import { mirror } from './mirror';
-import { hasTransform } from './t';
 import { ValidationFailure, type ValidationPart } from './validation';
 
-interface Compiled {
-  check: TypeCheck<TSchema>;
-  decodes: boolean;
-}
+const decoding = new WeakMap<TSchema, boolean>();
 
-const compiled = new WeakMap<TSchema, Compiled>();
-
-/** The schema's validator, compiled the first time a request needs it (never at start). */
-function compiledOf(schema: TSchema): Compiled {
-  let entry = compiled.get(schema);
-  if (!entry) {
-    entry = { check: TypeCompiler.Compile(schema), decodes: hasTransform(schema) };
-    compiled.set(schema, entry);
+/** True for a schema with a transform inside (an integer parameter): its values go through Decode. */
+function decodes(schema: TSchema): boolean {
+  let answer = decoding.get(schema);
+  if (answer === undefined) {
+    answer = HasTransform(schema, []);
+    decoding.set(schema, answer);
   }
-  return entry;
+  return answer;
 }
 
 /**
@@ -32,11 +26,11 @@ function compiledOf(schema: TSchema): Compiled {
 export function validatePart(part: Exclude<ValidationPart, 'response' | 'property'>, schema: TSchema, input: unknown, convert: boolean): unknown {
   // `t.Optional(...)` as a whole part: leaving it out is allowed (an optional body).
   if (input === undefined && KindGuard.IsOptional(schema)) return undefined;
-  const { check, decodes } = compiledOf(schema);
+  const check = compiledCheck(schema);
   let value = mirror(schema, input);
   if (convert) value = fromText(schema, value);
   if (!check.Check(value)) throw new ValidationFailure(part, [...check.Errors(value)], value);
-  if (!decodes) return value;
+  if (!decodes(schema)) return value;
   try {
     return check.Decode(value);
   } catch (error) {
@@ -88,7 +82,7 @@ function decodeFailure(part: ValidationPart, error: unknown, value: unknown): un
 export function validateResponse(route: AnyRoute, status: number, value: unknown): unknown {
   const schema = route.response[status];
   if (!schema) return value;
-  const { check } = compiledOf(schema);
+  const check = compiledCheck(schema);
   const out = mirror(schema, value);
   if (!check.Check(out)) throw new ValidationFailure('response', [...check.Errors(out)], out);
   return out;

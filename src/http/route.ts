@@ -6,7 +6,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 type In<S> = S extends TSchema ? Static<S> : undefined;
 
-/** What a handler sees: validated values and the caller, never the framework's context. */
+/** What a handler sees: validated values and the caller, never the server's request context. */
 export interface RouteContext<P, Q, B> {
   params: P;
   query: Q;

@@ -1,4 +1,4 @@
-import { FormatRegistry, KindGuard, Type, type IntegerOptions, type TInteger, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { FormatRegistry, Type, type IntegerOptions, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValidationFailure } from './validation';
 
@@ -39,14 +39,3 @@ export const t = { ...Type, Integer: lazyInteger, UnionEnum: unionEnum } as Omit
   Integer: typeof lazyInteger;
   UnionEnum: typeof unionEnum;
 };
-
-/** True for a schema that decodes (a Transform anywhere inside): such values go through Decode. */
-export function hasTransform(schema: TSchema): boolean {
-  if (KindGuard.IsTransform(schema)) return true;
-  if (KindGuard.IsObject(schema)) return Object.values(schema.properties).some(hasTransform);
-  if (KindGuard.IsArray(schema)) return hasTransform(schema.items);
-  if (KindGuard.IsUnion(schema)) return schema.anyOf.some(hasTransform);
-  if (KindGuard.IsIntersect(schema)) return schema.allOf.some(hasTransform);
-  if (KindGuard.IsRecord(schema)) return Object.values(schema.patternProperties).some(hasTransform);
-  return false;
-}

@@ -13,14 +13,13 @@ interface ValidationErrorLike {
   type?: string;
   all?: ValueErrorLike[];
   value?: unknown;
-  validator?: { schema?: TSchema };
 }
 
-const WHERE: Record<string, string> = { body: 'body', query: 'query parameter', params: 'path parameter', headers: 'header', cookie: 'cookie' };
+const WHERE: Record<string, string> = { body: 'body', query: 'query parameter', params: 'path parameter' };
 
 /**
- * Turns the framework's validation error into one sentence naming the field and what it
- * accepts: `body field "minInstances" must be an integer ≥ 0, got "x"`.
+ * Turns a ValidationFailure into one sentence naming the field and what it accepts:
+ * `body field "minInstances" must be an integer ≥ 0, got "x"`.
  */
 export function validationMessage(error: ValidationErrorLike): string {
   const first = error.all?.[0];

@@ -14,10 +14,9 @@ import { ErrorBodySchema } from '../schemas';
 const PREFIX = '/api/files/';
 
 /**
- * `scope` is read again from the URL by the handler; the rest of the path (the framework's `*`)
- * is not declared: the framework cannot build its cleaner for a `*` key (and warns), so the
- * object stays open, and the handler reads the path from the request URL itself, exactly as
- * received (see target()). The OpenAPI document declares it as `{path}`.
+ * `scope` is read again from the URL by the handler; the rest of the path (the route table's
+ * `*`) is not declared: the object stays open (so validation keeps it), and the handler reads
+ * the path from the request URL itself, exactly as received (see target()). The OpenAPI document declares it as `{path}`.
  */
 const ScopeParams = t.Object({ scope: t.String({ description: SCOPE_NAMES.join(' | ') }) }, { additionalProperties: true });
 const ReadQuery = t.Object({

@@ -11,9 +11,9 @@ import { SERVER_BODY_CEILING } from '../server';
 const SERVICE_NAME = '^[a-zA-Z0-9_-]{1,64}-[1-9][0-9]{0,8}$';
 const Name = t.Object({ name: t.String({ pattern: SERVICE_NAME, description: 'an instance of a STATIC group with sync.enabled' }) });
 /**
- * The rest of the path arrives as the framework's `*` parameter, percent-encoded. It is not
- * declared here: the framework cannot build its cleaner for a `*` key (and warns), so the
- * object stays open and the handler reads `*` itself (checked by confinedFile). The OpenAPI
+ * The rest of the path arrives as the route table's `*` parameter, percent-encoded. It is not
+ * declared here: the object stays open (so validation keeps it) and the handler reads `*`
+ * itself (checked by confinedFile). The OpenAPI
  * document declares it as `{path}`.
  */
 const FileParams = t.Object({ name: Name.properties.name }, { additionalProperties: true });

@@ -10,7 +10,7 @@ const MAX_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 const TokenRequest = t.Object({
   subject: t.String({ minLength: 1, maxLength: 128, description: 'who the token is for; shown in the audit log' }),
   scopes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: SCOPES.length, description: 'see GET /api/tokens/scopes' }),
-  // Bodies take exact JSON types: a plain TypeBox integer, not the framework's string-decoding one.
+  // Bodies take exact JSON types: a plain TypeBox integer, not t.Integer's string-decoding one.
   expiresInSeconds: Type.Integer({ minimum: JWT_MIN_LIFETIME_SECONDS, maximum: MAX_LIFETIME_SECONDS }),
 });
 
