@@ -95,6 +95,8 @@ import { controllerUpdateRoutes } from './http/routes/controller-update';
 import { pathsOf } from './config/paths';
 import { pullState, pushState } from './cluster/state-sync/client';
 import { startupMark } from './startup-trace';
+import { ServiceCredentials } from './core/tenancy/service-credentials';
+import { isActiveService } from './core/tenancy/liveness';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -203,6 +205,9 @@ export class Controller {
 
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
+    // Each game server's own SVC_API_TOKEN: valid while that service is active, never an operator's token.
+    const credentials = new ServiceCredentials(join(paths.data, 'state', 'service-credentials.json'), (name) => isActiveService(services, name), log.child({ area: 'tenancy' }));
+    auth.useTenants(credentials);
     // Version lists, server jars (and Forge/NeoForge installs) for starts and plugins, from the upstreams named in [software].
     const software = new SoftwareServices({ config: () => config.software, java: () => config.java, groups, templatesRoot: paths.templates, log: log.child({ area: 'software' }) });
     const preparer = new GroupServicePreparer({
@@ -213,7 +218,7 @@ export class Controller {
       groups,
       registry: services,
       apiPort: () => controller?.port ?? config.api.port,
-      tokens: { master: master.token, service: auth.serviceToken },
+      credentials,
       haproxyProtocol: haproxyProtocol(config),
       env: process.env,
     });
@@ -269,7 +274,7 @@ export class Controller {
         throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
       }
       const { ClusterRemoteNodes } = await import('./cluster/remote-nodes');
-      manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, tokens: { master: master.token, service: auth.serviceToken }, jars: software.jars }));
+      manager.useRemoteNodes(new ClusterRemoteNodes(cluster.cluster, { templatesRoot: paths.templates, dataDir: paths.data, groups, credentials, jars: software.jars }));
     }
     const players = new PlayerTracker({ bus, registry: services, log: log.child({ area: 'players' }) });
     const stress = new StressTest({ registry: services, groups, bus, log: log.child({ area: 'stress' }) });

@@ -8,18 +8,19 @@ import { SOFTWARE } from '../core/software/kinds';
 import { forwardingModeFor } from '../core/templates/forwarding-mode';
 import { loadForwardingSecret } from '../core/templates/forwarding-secret';
 import { resolveTemplateStack } from '../core/templates/stack';
+import type { CredentialIssuer } from '../core/tenancy/service-credentials';
 import type { Cluster } from './cluster';
 import { templateArchiveHash } from './template-archive';
 import type { JarSource } from '../core/software/jar-source';
 
 /**
  * The manager's view of the agents: placement through the cluster, and a launch described as
- * one START_SERVICE (templates by hash, the group's launch settings, forwarding, tokens).
+ * one START_SERVICE (templates by hash, the group's launch settings, forwarding, credentials).
  */
 export class ClusterRemoteNodes implements RemoteNodes {
   constructor(
     private readonly cluster: Cluster,
-    private readonly deps: { templatesRoot: string; dataDir: string; groups: GroupStore; tokens: { master: string; service: string }; jars?: JarSource },
+    private readonly deps: { templatesRoot: string; dataDir: string; groups: GroupStore; credentials: CredentialIssuer; jars?: JarSource },
   ) {}
 
   place(group: Group, options: { exclude?: string; target?: string }): string {
@@ -54,7 +55,8 @@ export class ClusterRemoteNodes implements RemoteNodes {
       forwarding: { mode: forwardingModeFor(backendVersions), secret: loadForwardingSecret(this.deps.dataDir) },
       pullState: service.isStatic && group.syncEnabled,
       syncExcludes: group.syncExcludes,
-      env: { SVC_API_TOKEN: isProxy ? this.deps.tokens.master : this.deps.tokens.service, SVC_SERVICE_NAME: service.name, SVC_SERVICE_GROUP: group.name },
+      // The service's own credential, minted here: the agent passes it on and never holds a token of ours.
+      env: { SVC_API_TOKEN: this.deps.credentials.issue(service.name, isProxy ? 'proxy' : 'backend'), SVC_SERVICE_NAME: service.name, SVC_SERVICE_GROUP: group.name },
     });
   }
 

@@ -38,8 +38,12 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Scopes that open every service-level route. */
+/** Scopes that open service-level routes (the spec's list): to read; writing asks for a write scope. */
 export const SERVICE_SCOPES: readonly Scope[] = ['services:read', 'services:write', 'groups:read', 'metrics:read'];
+/** Scopes that read every service-level route: a write scope reads what it may change. */
+const READ_SCOPES: readonly Scope[] = [...SERVICE_SCOPES, 'groups:write'];
+/** What a service-level write asks of a JWT when the route names no scope of its own. */
+const DEFAULT_WRITE_SCOPE: Scope = 'services:write';
 
 /** Fixed message of the derived service token: hex HMAC-SHA256(master token, this). Public. */
 export const SERVICE_TOKEN_MESSAGE = 'svc-service-token';
@@ -48,7 +52,36 @@ const JWT_KEY_LABEL = 'svc-jwt-signing-key';
 const JWT_ISSUER = 'svc';
 export const JWT_MIN_LIFETIME_SECONDS = 60;
 
-export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session';
+/**
+ * master  - the operator's token
+ * service - the spec's derived service token (shared; svc hands it to no service any more)
+ * cluster - agents
+ * jwt     - a minted token with scopes
+ * session - a dashboard session (auth module)
+ * tenant  - one game server's own credential, bound to its name and role (core/tenancy)
+ */
+export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session' | 'tenant';
+
+/** A game server's role, as its credential records it. */
+export type TenantRole = 'proxy' | 'backend';
+export const TENANT_ROLES: readonly TenantRole[] = ['proxy', 'backend'];
+
+/** The service behind a per-service credential. */
+export interface TenantIdentity {
+  service: string;
+  role: TenantRole;
+}
+
+/** Which service credentials a route admits, by role: every target (`any`) or only their own `:name` (`own`). */
+export type TenantReach = Partial<Record<TenantRole, 'any' | 'own'>>;
+
+/** Looks up a presented per-service credential by the SHA-256 (hex) of the token. */
+export interface TenantDirectory {
+  identify(tokenSha256Hex: string): TenantIdentity | undefined;
+}
+
+/** Prefix of every per-service credential: tells them apart without a look-up. */
+export const TENANT_TOKEN_PREFIX = 'svcs_';
 
 export interface Principal {
   kind: CredentialKind;
@@ -58,6 +91,8 @@ export interface Principal {
   subject?: string;
   /** The dashboard session behind a `session` principal. */
   session?: SessionIdentity;
+  /** The service behind a `tenant` principal. */
+  tenant?: TenantIdentity;
 }
 
 /** A presented token that opens nothing: wrong or malformed, or a session that has ended. */
@@ -72,17 +107,33 @@ export interface Access {
   machineOnly?: true;
   /** The login and profile routes, which a session that must still enrol in TOTP may use. */
   enrolmentOpen?: boolean;
+  /** GET (and HEAD): JWT read scopes pass; anything else asks for a write scope. */
+  reads?: boolean;
+  tenants?: TenantReach;
+  speaksForPlayers?: boolean;
 }
 
 export type Verdict =
   | { ok: true }
-  | { ok: false; reason: 'unauthorized' | Refusal | 'forbidden' | 'machine-only' | 'needs-session' | 'totp-required' }
-  | { ok: false; reason: 'missing-node'; node: string };
+  | { ok: false; reason: 'unauthorized' | Refusal | 'forbidden' | 'machine-only' | 'needs-session' | 'totp-required' | 'read-only' | 'players-only' }
+  | { ok: false; reason: 'missing-node'; node: string }
+  | { ok: false; reason: 'tenant-route' | 'tenant-other'; tenant: TenantIdentity };
 
 /** The node a session needs on a non-public route that declares none: only admins pass (fail closed). */
 export const ADMIN_NODE = 'svc.dashboard.admin';
 
 export const isPrincipal = (who: Identification): who is Principal => who !== null && typeof who === 'object';
+
+/**
+ * Whether this caller is the operator: the master token, a JWT with the `admin` scope, or a
+ * dashboard session of an admin (`svc.dashboard.admin` or `*`). What only the operator may do
+ * (choose what runs on the host, grant admin-equivalent nodes) asks this, never the route level.
+ */
+export function holdsAdmin(who: Principal | null | undefined): boolean {
+  if (!who) return false;
+  if (who.kind === 'session') return who.session?.isAdmin === true;
+  return who.scopes.has('admin');
+}
 
 const OK: Verdict = { ok: true };
 const refuse = (reason: Exclude<Verdict, { ok: true }>['reason'] & string): Verdict => ({ ok: false, reason }) as Verdict;
@@ -132,6 +183,8 @@ export class Authenticator {
 
   /** The auth module's sessions, looked up per request (absent while the module is not loaded). */
   private sessions: () => DashboardSessions | undefined = () => undefined;
+  /** The per-service credentials the controller handed out (none until the services layer is up). */
+  private tenants: TenantDirectory | undefined;
 
   constructor(private readonly secrets: AuthSecrets) {
     this.serviceToken = secrets.masterToken ? deriveServiceToken(secrets.masterToken) : '';
@@ -148,6 +201,11 @@ export class Authenticator {
   /** Lets dashboard session tokens (auth module) authenticate too. */
   useSessions(source: () => DashboardSessions | undefined): void {
     this.sessions = source;
+  }
+
+  /** Lets per-service credentials (core/tenancy) authenticate. */
+  useTenants(directory: TenantDirectory): void {
+    this.tenants = directory;
   }
 
   /** Calls `ended` once when the session is revoked; returns the function that stops watching. */
@@ -174,21 +232,31 @@ export class Authenticator {
     if (master) return { kind: 'master', scopes: new Set(['admin']), actor: 'api:admin' };
     if (service) return { kind: 'service', scopes: new Set(SERVICE_SCOPES), actor: 'api:service' };
     if (cluster) return { kind: 'cluster', scopes: new Set(), actor: 'api:cluster' };
+    if (token.startsWith(TENANT_TOKEN_PREFIX)) return this.identifyTenant(presented.toString('hex'));
     if (this.secrets.jwtEnabled && token.split('.').length === 3) return this.verifyJwt(token);
     // Sessions are stored by the same SHA-256: the digest already taken is the look-up key.
     return this.identifySession(token, presented.toString('hex'));
+  }
+
+  private identifyTenant(tokenHash: string): Identification {
+    const tenant = this.tenants?.identify(tokenHash);
+    return tenant ? tenantPrincipal(tenant) : 'invalid';
   }
 
   /**
    * As identify, for WebSockets: a `wt_` ticket (single use, 30 s) stands for the session that
    * minted it, so browsers never put the session token itself in a URL.
    */
-  identifySocket(token: string | null | undefined): Identification | Promise<Identification> {
+  identifySocket(token: string | null | undefined, fromQuery = false): Identification | Promise<Identification> {
     if (token?.startsWith(TICKET_PREFIX)) {
       const session = this.sessions()?.redeemTicket(token);
       return session ? sessionPrincipal(session) : 'invalid';
     }
-    return this.identify(token);
+    const identified = this.identify(token);
+    // A URL ends up in logs and browser history: a session token there is refused (its
+    // single-use ticket is what a browser puts in ?token=); machine credentials may, as the spec allows.
+    if (!fromQuery) return identified;
+    return identified instanceof Promise ? identified.then(refuseSessionInUrl) : refuseSessionInUrl(identified);
   }
 
   private identifySession(token: string, tokenHash: string): Identification {
@@ -199,21 +267,27 @@ export class Authenticator {
     return sessionPrincipal(found);
   }
 
-  /** Decides whether an identified caller may use a route or socket that asks this. */
-  authorize(who: Identification, access: Access): Verdict {
+  /**
+   * Decides whether an identified caller may use a route or socket that asks this. `params`:
+   * the request's path parameters, for routes a service's credential may call on its own
+   * `:name` only.
+   */
+  authorize(who: Identification, access: Access, params?: Readonly<Record<string, string>>): Verdict {
     const { auth: level, scopes: extraScopes = [] } = access;
     if (level === 'public') return OK;
     if (who === null) return refuse('unauthorized');
     if (!isPrincipal(who)) return refuse(who);
     if (who.kind === 'session') return authorizeSession(who.session!, access);
     if (level === 'session') return refuse('needs-session');
+    if (who.kind === 'tenant') return authorizeTenant(who.tenant!, access, params);
     if (who.scopes.has('admin')) return OK;
     switch (level) {
       case 'cluster':
         return who.kind === 'cluster' || extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
       case 'service':
         if (who.kind === 'service') return OK;
-        return SERVICE_SCOPES.some((s) => who.scopes.has(s)) || extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
+        if (who.kind !== 'jwt') return refuse('forbidden');
+        return authorizeScopedJwt(who.scopes, access);
       case 'admin':
         return who.kind === 'jwt' && extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
     }
@@ -256,13 +330,47 @@ export function sessionPrincipal(session: SessionIdentity): Principal {
   return { kind: 'session', scopes: NO_SCOPES, actor: `dashboard:${session.name}`, subject: session.uuid, session };
 }
 
+export function tenantPrincipal(tenant: TenantIdentity): Principal {
+  return { kind: 'tenant', scopes: NO_SCOPES, actor: `api:service:${tenant.service}`, subject: tenant.service, tenant };
+}
+
+function refuseSessionInUrl(who: Identification): Identification {
+  return isPrincipal(who) && who.kind === 'session' ? 'invalid' : who;
+}
+
+/**
+ * A game server's own credential passes only the service-level routes its role's plugins
+ * call (the route's `tenants`), and `own` ones only for its own name: never an admin, cluster
+ * or session route.
+ */
+function authorizeTenant(tenant: TenantIdentity, access: Access, params: Readonly<Record<string, string>> | undefined): Verdict {
+  const reach = access.auth === 'service' ? access.tenants?.[tenant.role] : undefined;
+  if (!reach) return { ok: false, reason: 'tenant-route', tenant };
+  if (reach === 'own' && params?.name !== tenant.service) return { ok: false, reason: 'tenant-other', tenant };
+  return OK;
+}
+
+/**
+ * A JWT below admin at service level: its read scopes read, its write scopes write (a route
+ * may name the write scope it takes, e.g. `groups:write`; otherwise `services:write`), and
+ * none of them speaks for players.
+ */
+function authorizeScopedJwt(scopes: ReadonlySet<string>, access: Access): Verdict {
+  const extra = access.scopes ?? [];
+  const held = (list: readonly string[]) => list.some((s) => scopes.has(s));
+  if (!held(READ_SCOPES) && !held(extra)) return refuse('forbidden');
+  if (access.speaksForPlayers) return refuse('players-only');
+  if (access.reads !== false) return OK;
+  return held(extra.length > 0 ? extra : [DEFAULT_WRITE_SCOPE]) ? OK : refuse('read-only');
+}
+
 /**
  * A dashboard session passes by the node the route declares (admins pass every node), never a
  * cluster or machine-only route, and, while it must still enrol in TOTP, only the login and
  * profile routes.
  */
 function authorizeSession(session: SessionIdentity, access: Access): Verdict {
-  if (access.auth === 'cluster' || access.machineOnly) return refuse('machine-only');
+  if (access.auth === 'cluster' || access.machineOnly || access.speaksForPlayers) return refuse('machine-only');
   if (session.mustEnrollTotp && !access.enrolmentOpen) return refuse('totp-required');
   if (access.auth === 'session') return OK;
   const node = access.permission ?? ADMIN_NODE;

@@ -56,20 +56,13 @@ export class RequestGuard {
     const who = identified instanceof Promise ? await identified : identified;
     this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
 
-    // Proxies, backends and agents often share one address: they get their own budget. The
-    // master token is among them: the Velocity bridge holds it and reports every login, switch
-    // and permission lookup (REFERENCE-MODULES §10); the public budget is there to slow down
-    // callers without a valid credential, and a master-token holder can do anything anyway.
-    // A dashboard session is an authenticated person whose dashboard polls several routes at
-    // once: it spends the authenticated budget too.
-    const bulk = endpoint?.kind === 'route' && endpoint.route.budget === 'bulk';
-    const trusted = isPrincipal(who) && (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster' || who.kind === 'session' || bulk);
-    const budget = (trusted ? this.serviceLimit : this.publicLimit).take(ip);
-    if (!budget.ok) throw tooMany(budget.retryAfterSeconds, trusted ? this.api.service_rate_limit : this.api.rate_limit);
+    const budget = this.budgetOf(endpoint, who);
+    const taken = (budget === 'public' ? this.publicLimit : this.serviceLimit).take(budget === 'public' || budget === 'trusted' ? ip : budget.key);
+    if (!taken.ok) throw tooMany(taken.retryAfterSeconds, budget === 'public' ? this.api.rate_limit : this.api.service_rate_limit);
     if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
     const route = endpoint.route;
     // The route's own, tighter limit is taken later (takeRouteBudget), once the caller is let in.
-    this.enforce(route, who);
+    this.enforce(route, who, endpoint.params);
 
     const length = Number(request.headers.get('content-length') ?? 0);
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -95,10 +88,31 @@ export class RequestGuard {
     return this.facts.get(request);
   }
 
-  /** Refuses a caller the route's level (or, for a session, its node) does not admit. */
-  enforce(route: AnyRoute, who: Identification): void {
-    const verdict = this.auth.authorize(who, accessOf(route));
+  /** Refuses a caller the route's level (or, for a session, its node; for a service, its reach) does not admit. */
+  enforce(route: AnyRoute, who: Identification, params?: Readonly<Record<string, string>>): void {
+    const verdict = this.auth.authorize(who, accessOf(route), params);
     if (!verdict.ok) throw refusalError(verdict, route.auth);
+  }
+
+  /**
+   * Which rate budget a request spends. Proxies, backends and agents often share one address:
+   * holders of the master, derived service and cluster tokens spend the larger service budget
+   * per IP (the public budget is there to slow down callers without a valid credential). A
+   * game server's own credential spends a service budget of its own, keyed by its name, so one
+   * server flooding the API cannot starve the others on its machine. A dashboard session is a
+   * person whose dashboard polls several routes at once: it spends the service budget, but only
+   * on endpoints it may call — anything else, public routes included, costs the public budget.
+   */
+  private budgetOf(endpoint: Match | undefined, who: Identification): 'public' | 'trusted' | { key: string } {
+    if (!isPrincipal(who)) return 'public';
+    if (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster') return 'trusted';
+    if (!endpoint) return 'public';
+    const access = endpoint.kind === 'route' ? accessOf(endpoint.route) : socketAccessOf(endpoint.socket);
+    if (access.auth === 'public' || !this.auth.authorize(who, access, endpoint.params).ok) return 'public';
+    if (who.kind === 'tenant') return { key: `service:${who.tenant!.service}` };
+    if (who.kind === 'session') return 'trusted';
+    // A JWT below admin: the service budget on the bulk upload routes it may call.
+    return endpoint.kind === 'route' && endpoint.route.budget === 'bulk' ? 'trusted' : 'public';
   }
 
   stop(): void {
@@ -131,7 +145,15 @@ function describeAccess(route: AnyRoute): Access {
     permission: route.permission,
     machineOnly: route.machineOnly,
     enrolmentOpen: route.path.startsWith('/api/auth/') || route.path.startsWith('/api/profile/'),
+    reads: route.method === 'GET',
+    tenants: route.tenants,
+    speaksForPlayers: route.speaksForPlayers,
   };
+}
+
+/** What a WebSocket asks of its callers (they only read). */
+export function socketAccessOf(socket: SocketSpec): Access {
+  return { auth: socket.auth, permission: socket.permission, tenants: socket.tenants, reads: true };
 }
 
 /** The error body of a refused caller: what is wrong and what would be accepted. */
@@ -155,6 +177,14 @@ export function refusalError(verdict: Exclude<Verdict, { ok: true }>, level: str
       return new ApiError('AUTH_TOTP_REQUIRED', 'admins must enrol in two-factor authentication first: POST /api/profile/totp/enroll, then /confirm', 403);
     case 'missing-node':
       return new ApiError('FORBIDDEN', `Missing permission: ${verdict.node} (this dashboard session does not hold it)`);
+    case 'read-only':
+      return new ApiError('FORBIDDEN', 'this route changes something: the token holds read scopes only (a write needs services:write, or the scope the route names)');
+    case 'players-only':
+      return new ApiError('FORBIDDEN', 'this route speaks for players (their logins, events or commands): only a proxy’s credential, the shared service token or an admin token may call it');
+    case 'tenant-route':
+      return new ApiError('FORBIDDEN', `this route is not open to a ${verdict.tenant.role} server’s own credential (${verdict.tenant.service}); an admin token or a dashboard session with the node can call it`);
+    case 'tenant-other':
+      return new ApiError('FORBIDDEN', `a server’s own credential (${verdict.tenant.service}) may call this route for its own service only`);
   }
 }
 

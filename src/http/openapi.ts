@@ -78,6 +78,8 @@ function operation(route: AnyRoute): Json {
   if (route.permission) op['x-svc-permission'] = route.permission;
   if (route.machineOnly) op['x-svc-machine-only'] = true;
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
+  if (route.tenants) op['x-svc-tenants'] = { ...route.tenants };
+  if (route.speaksForPlayers) op['x-svc-speaks-for-players'] = true;
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
   // A body declared t.Optional may be left out (its parameters then come from the query).
   if (route.body) op.requestBody = { required: !(OptionalKind in route.body), content: { 'application/json': { schema: plain(route.body) } } };
@@ -103,9 +105,15 @@ export function buildOpenApi(version: string, routes: readonly AnyRoute[], socke
     paths,
     components: {
       schemas: { ErrorBody: plain(ErrorBodySchema) },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, cluster token, JWT or dashboard session token' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'master token, derived service token, a service’s own credential (SVC_API_TOKEN), cluster token, JWT or dashboard session token' } },
     },
-    'x-svc-websockets': sockets.map((s) => ({ path: openApiPath(s.path), auth: s.auth, summary: s.summary, ...(s.permission ? { 'x-svc-permission': s.permission } : {}) })),
+    'x-svc-websockets': sockets.map((s) => ({
+      path: openApiPath(s.path),
+      auth: s.auth,
+      summary: s.summary,
+      ...(s.permission ? { 'x-svc-permission': s.permission } : {}),
+      ...(s.tenants ? { 'x-svc-tenants': { ...s.tenants } } : {}),
+    })),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Actor } from '../events/catalogue';
-import type { AuthLevel, Principal, Scope } from './auth';
+import type { AuthLevel, Principal, Scope, TenantReach } from './auth';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -40,6 +40,20 @@ interface RouteMeta {
    * `caller`, plugin look-ups): a browser session has no business there (`x-svc-machine-only`).
    */
   machineOnly?: true;
+  /**
+   * Which per-service credentials (a game server's own `SVC_API_TOKEN`, see core/tenancy) may
+   * call this service-level route, by role: `any` for every target, `own` only for the calling
+   * service's own `:name`. Absent: no service credential passes. The list follows what the
+   * reference plugins call (REFERENCE-MODULES §10); `x-svc-tenants` in the OpenAPI document.
+   */
+  tenants?: TenantReach;
+  /**
+   * The route asserts what players do or mints their logins (proxy events, login codes, a
+   * command for a `caller`): only callers trusted to speak for players pass — a proxy's own
+   * credential, the shared derived token, the master token and admin. Backends' credentials,
+   * scoped JWTs and dashboard sessions are refused (`x-svc-speaks-for-players`).
+   */
+  speaksForPlayers?: true;
   /** JWT scopes that open this route beyond what its level implies (e.g. `config:read`). */
   scopes?: readonly Scope[];
   summary: string;
@@ -104,6 +118,8 @@ export interface SocketSpec {
   summary: string;
   /** The node a dashboard session (or its `wt_` ticket) needs to open it; as for routes. */
   permission?: string;
+  /** Which per-service credentials may open it; as for routes. */
+  tenants?: TenantReach;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

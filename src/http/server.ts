@@ -87,7 +87,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     const facts = guard.factsOf(request);
     // Fail closed: the strict match may name a route the guard's lenient table resolved
     // differently (it never should); check this route's level again.
-    if (facts?.route !== route) guard.enforce(route, facts?.who ?? null);
+    if (facts?.route !== route) guard.enforce(route, facts?.who ?? null, rawParams);
     let body: unknown;
     if (!BODILESS.has(request.method) && !route.rawBody) body = await parseBody(request, route.bodyLimit ?? DEFAULT_BODY_LIMIT, route.body);
     const params = route.params ? validatePart('params', route.params, rawParams, true) : rawParams;

@@ -2,6 +2,7 @@ import type { Kernel } from '../kernel';
 import type { SocketHub } from './socket-hub';
 import type { SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
+import type { Principal } from '../http/auth';
 import type { Heartbeat } from './heartbeat';
 import { publishEventsTo } from './event-topic';
 import { admitSocket, CLOSE_POLICY, forgetSocket, socketId, type SocketHandle } from './socket-auth';
@@ -13,19 +14,27 @@ export const EVENTS_SOCKET: SocketSpec = {
   auth: 'service',
   summary: 'Live event stream: one JSON text frame {type, timestamp, data} per event',
   permission: 'svc.dashboard.overview',
+  tenants: { proxy: 'any', backend: 'any' },
 };
 
 /**
- * Who hears what. The magic-link delivery carries a live login link: only the master token
- * (the proxy's credential) hears it, never derived-token holders (every backend plugin) nor
- * dashboard sessions. Sessions also do not hear the dashboard login events, which carry other
- * people's addresses (`GET /api/audit` serves those to holders of the audit node).
+ * Who hears what. The magic-link delivery carries a live login link: only the master token and
+ * the proxies' own credentials (the auth plugin on the proxy delivers it) hear it, never
+ * derived-token holders nor backends nor dashboard sessions. Backends' own credentials and
+ * sessions also do not hear the dashboard login events, which carry other people's addresses
+ * (`GET /api/audit` serves those to holders of the audit node).
  */
 const TOPIC_MASTER = 'svc-events-master';
 const TOPIC_MACHINE = 'svc-events';
 const TOPIC_SESSION = 'svc-events-session';
 const PROXY_ONLY: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY']);
 const NOT_FOR_SESSIONS: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY', 'DASHBOARD_LOGIN_SUCCEEDED', 'DASHBOARD_LOGIN_FAILED', 'DASHBOARD_SESSION_REVOKED']);
+
+function topicOf(who: Principal): string {
+  if (who.kind === 'master' || (who.kind === 'tenant' && who.tenant?.role === 'proxy')) return TOPIC_MASTER;
+  if (who.kind === 'session' || who.kind === 'tenant') return TOPIC_SESSION;
+  return TOPIC_MACHINE;
+}
 
 const frameOf = (event: SvcEvent) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
 
@@ -54,7 +63,7 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
       if (!who) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      raw.subscribe(who.kind === 'master' ? TOPIC_MASTER : who.kind === 'session' ? TOPIC_SESSION : TOPIC_MACHINE);
+      raw.subscribe(topicOf(who));
       live.set(id, true);
     },
     message(ws: SocketHandle) {

@@ -1,5 +1,6 @@
 import type { Authenticator, Principal } from '../http/auth';
 import type { SocketSpec } from '../http/route';
+import { socketAccessOf } from '../http/guard';
 
 /**
  * The parts of a socket the API's WebSockets use (socket-hub.ts makes one per socket): its
@@ -18,9 +19,16 @@ export const socketId = (ws: { data: unknown }): string => (ws.data as { id: str
 
 /** The token of a socket request: `Authorization: Bearer` header, else `?token=` (browsers). */
 export function tokenOf(ws: { data: unknown }): string | null {
+  return presentedToken(ws).token;
+}
+
+/** The token and where it came from: a URL may carry tickets and machine tokens, never a session token. */
+function presentedToken(ws: { data: unknown }): { token: string | null; fromQuery: boolean } {
   const data = ws.data as { query: Record<string, string | undefined>; headers: Record<string, string | undefined> };
-  const header = data.headers.authorization;
-  return header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? data.query.token ?? null;
+  const header = data.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (header) return { token: header, fromQuery: false };
+  const query = data.query.token;
+  return { token: typeof query === 'string' ? query : null, fromQuery: true };
 }
 
 /**
@@ -35,9 +43,10 @@ export async function admitSocket(
   spec: SocketSpec,
   stillOpen: () => boolean,
 ): Promise<Principal | null> {
-  const who = await auth.identifySocket(tokenOf(ws));
+  const { token, fromQuery } = presentedToken(ws);
+  const who = await auth.identifySocket(token, fromQuery);
   if (!stillOpen()) return null;
-  const verdict = auth.authorize(who, { auth: spec.auth, permission: spec.permission });
+  const verdict = auth.authorize(who, socketAccessOf(spec), (ws.data as { params?: Record<string, string> }).params);
   if (!verdict.ok) {
     ws.close(CLOSE_POLICY, closeReason(verdict.reason, 'node' in verdict ? verdict.node : undefined));
     return null;

@@ -7,11 +7,18 @@
  * (`x-svc-permission`), never a cluster or `x-svc-machine-only` one, always a `session` one;
  * a logged-out or expired session is refused with its own code everywhere but public routes.
  *
+ * A game server's own credential (a proxy's or a backend's) passes the service-level routes
+ * whose `x-svc-tenants` names its role, `own` ones only for its own service name; a JWT below
+ * admin reads with any service scope but writes only with a write scope, and never calls a
+ * route that speaks for players (`x-svc-speaks-for-players`).
+ *
  * Nothing here names a route but the few that make the sessions (login, logout, ws-ticket, me):
  * routes added later are covered without edits.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
 import { SessionService } from '../../src/modules/auth/sessions';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
 import { loginAs, testPlayer } from '../support/dashboard-login';
@@ -21,18 +28,21 @@ import { fakeModrinth } from '../fixtures/upstream/modrinth';
 type Level = 'public' | 'cluster' | 'service' | 'admin' | 'session';
 const LEVELS: readonly Level[] = ['public', 'cluster', 'service', 'admin', 'session'];
 
+type Tenants = Partial<Record<'proxy' | 'backend', 'any' | 'own'>>;
 interface Operation {
   'x-svc-auth': Level;
   'x-svc-scopes'?: string[];
   'x-svc-permission'?: string;
   'x-svc-machine-only'?: boolean;
+  'x-svc-tenants'?: Tenants;
+  'x-svc-speaks-for-players'?: boolean;
   parameters?: { name: string; in: string }[];
   requestBody?: { content?: Record<string, unknown> };
 }
 interface OpenApiDoc {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  'x-svc-websockets': { path: string; auth: Level; 'x-svc-permission'?: string }[];
+  'x-svc-websockets': { path: string; auth: Level; 'x-svc-permission'?: string; 'x-svc-tenants'?: Tenants }[];
 }
 
 interface Route {
@@ -44,11 +54,52 @@ interface Route {
   /** The node a dashboard session needs (none on public, session and machine-only routes). */
   permission: string | undefined;
   machineOnly: boolean;
+  tenants: Tenants;
+  speaksForPlayers: boolean;
   hasBody: boolean;
 }
 
-type ApiCredentialName = 'none' | 'wrong' | 'service' | 'master' | 'adminJwt' | 'serviceJwt' | 'expiredJwt' | 'cluster';
-const API_CREDENTIAL_NAMES: readonly ApiCredentialName[] = ['none', 'wrong', 'service', 'master', 'adminJwt', 'serviceJwt', 'expiredJwt', 'cluster'];
+type ApiCredentialName =
+  | 'none'
+  | 'wrong'
+  | 'service'
+  | 'master'
+  | 'adminJwt'
+  | 'serviceJwt'
+  | 'writeJwt'
+  | 'expiredJwt'
+  | 'cluster'
+  | 'proxyOwn'
+  | 'backendOwn'
+  | 'backendOther'
+  | 'tenantStopped';
+const API_CREDENTIAL_NAMES: readonly ApiCredentialName[] = [
+  'none',
+  'wrong',
+  'service',
+  'master',
+  'adminJwt',
+  'serviceJwt',
+  'writeJwt',
+  'expiredJwt',
+  'cluster',
+  'proxyOwn',
+  'backendOwn',
+  'backendOther',
+  'tenantStopped',
+];
+
+/**
+ * Game servers' own credentials, as the controller's credential store identifies them. Every
+ * path parameter below is filled with `x`, so `proxyOwn` and `backendOwn` call routes for their
+ * own service; `backendOther` is another backend; `tenantStopped` was handed out to a service
+ * that is no longer active (the store identifies it no more).
+ */
+const TENANTS: Partial<Record<ApiCredentialName, TenantIdentity>> = {
+  proxyOwn: { service: 'x', role: 'proxy' },
+  backendOwn: { service: 'x', role: 'backend' },
+  backendOther: { service: 'Other-1', role: 'backend' },
+};
 
 type SessionName = 'sessionNone' | 'sessionOne' | 'sessionAdmin' | 'sessionStar' | 'sessionWildcard' | 'sessionRevoked' | 'sessionExpired';
 type CredentialName = ApiCredentialName | SessionName;
@@ -82,8 +133,9 @@ const SESSION_NAMES = Object.keys(SESSION_CREDENTIALS) as SessionName[];
 const CREDENTIAL_NAMES: readonly CredentialName[] = [...API_CREDENTIAL_NAMES, ...SESSION_NAMES];
 const isSessionName = (name: CredentialName): name is SessionName => name in SESSION_CREDENTIALS;
 
-/** The scope the service-scope JWT carries. */
+/** The scope the service-scope JWT carries (reads), and the write JWT's. */
 const SERVICE_JWT_SCOPE = 'services:read';
+const WRITE_JWT_SCOPE = 'services:write';
 
 type RefusalCode = 'UNAUTHORIZED' | 'AUTH_FAILED' | 'FORBIDDEN' | 'AUTH_SESSION_INVALID' | 'AUTH_SESSION_EXPIRED';
 /** `message`: what the error message must start with. */
@@ -108,6 +160,7 @@ function expectedHttp(route: Route, credential: CredentialName): Outcome {
       return unauthorized;
     case 'wrong':
     case 'expiredJwt':
+    case 'tenantStopped':
       return authFailed;
   }
   // Routes of a dashboard session's own (its sessions, TOTP, passkeys): no API token opens them.
@@ -120,10 +173,24 @@ function expectedHttp(route: Route, credential: CredentialName): Outcome {
       return level === 'service' ? allow : forbidden;
     case 'cluster':
       return level === 'cluster' ? allow : forbidden;
+    case 'proxyOwn':
+    case 'backendOwn':
+    case 'backendOther': {
+      const tenant = TENANTS[credential]!;
+      const reach = level === 'service' ? route.tenants[tenant.role] : undefined;
+      if (!reach) return forbidden;
+      return reach === 'any' || tenant.service === 'x' ? allow : forbidden;
+    }
     case 'serviceJwt':
-      if (level === 'service') return allow;
-      if (level === 'admin' && routeScopes.includes(SERVICE_JWT_SCOPE)) return allow;
-      return forbidden;
+    case 'writeJwt': {
+      const scope = credential === 'serviceJwt' ? SERVICE_JWT_SCOPE : WRITE_JWT_SCOPE;
+      if (level === 'admin') return routeScopes.includes(scope) ? allow : forbidden;
+      if (level !== 'service') return forbidden;
+      if (route.speaksForPlayers) return forbidden;
+      if (route.method === 'GET') return allow;
+      // A write takes the route's own scopes when it names some, else services:write.
+      return (routeScopes.length > 0 ? routeScopes : [WRITE_JWT_SCOPE]).includes(scope) ? allow : forbidden;
+    }
   }
 }
 
@@ -138,12 +205,13 @@ function expectedSessionHttp(route: Route, session: SessionCredential): Outcome 
 }
 
 /** Whether a WebSocket endpoint keeps a connection presenting this credential. */
-function expectedSocket(socket: { auth: Level; 'x-svc-permission'?: string }, credential: CredentialName): boolean {
+function expectedSocket(socket: { auth: Level; 'x-svc-permission'?: string; 'x-svc-tenants'?: Tenants }, credential: CredentialName, via: Via): boolean {
   const level = socket.auth;
   if (level === 'public') return true;
   if (isSessionName(credential)) {
     const session = SESSION_CREDENTIALS[credential];
-    if (session.state !== 'live' || level === 'cluster') return false;
+    // A URL is logged and kept in history: a session token there is refused; its ticket is what goes there.
+    if (session.state !== 'live' || level === 'cluster' || via === 'query') return false;
     return level === 'session' || session.passes(socket['x-svc-permission'] ?? ADMIN_NODE);
   }
   switch (credential) {
@@ -156,9 +224,16 @@ function expectedSocket(socket: { auth: Level; 'x-svc-permission'?: string }, cr
       return true;
     case 'service':
     case 'serviceJwt':
+    case 'writeJwt':
       return level === 'service';
     case 'cluster':
       return level === 'cluster';
+    case 'tenantStopped':
+      return false;
+    case 'proxyOwn':
+    case 'backendOwn':
+    case 'backendOther':
+      return level === 'service' && socket['x-svc-tenants']?.[TENANTS[credential]!.role] !== undefined;
   }
 }
 
@@ -177,6 +252,10 @@ afterAll(async () => {
 });
 
 const auth = ctl.controller.kernel.auth;
+const tenantToken = (name: string) => `${TENANT_TOKEN_PREFIX}matrix-${name}-0123456789abcdefghijklmnop`;
+const tenantsByHash = new Map<string, TenantIdentity>();
+for (const [name, tenant] of Object.entries(TENANTS)) tenantsByHash.set(createHash('sha256').update(tenantToken(name)).digest('hex'), tenant);
+auth.useTenants({ identify: (hash) => tenantsByHash.get(hash) });
 const apiTokens: Record<ApiCredentialName, string | null> = {
   none: null,
   wrong: 'wrong-token-that-matches-nothing-0123456789',
@@ -184,8 +263,13 @@ const apiTokens: Record<ApiCredentialName, string | null> = {
   master: ctl.master,
   adminJwt: (await auth.mintJwt('matrix-admin', ['admin'], 3600)).token,
   serviceJwt: (await auth.mintJwt('matrix-service', [SERVICE_JWT_SCOPE], 3600)).token,
+  writeJwt: (await auth.mintJwt('matrix-write', [WRITE_JWT_SCOPE], 3600)).token,
   expiredJwt: (await auth.mintJwt('matrix-expired', ['admin'], -3600)).token,
   cluster: ctl.cluster,
+  proxyOwn: tenantToken('proxyOwn'),
+  backendOwn: tenantToken('backendOwn'),
+  backendOther: tenantToken('backendOther'),
+  tenantStopped: tenantToken('tenantStopped'),
 };
 
 const docResponse = await ctl.api('/api/openapi.json', { token: null });
@@ -204,6 +288,8 @@ for (const [template, ops] of Object.entries(doc.paths ?? {})) {
       scopes: op['x-svc-scopes'] ?? [],
       permission: op['x-svc-permission'],
       machineOnly: op['x-svc-machine-only'] === true,
+      tenants: op['x-svc-tenants'] ?? {},
+      speaksForPlayers: op['x-svc-speaks-for-players'] === true,
       hasBody: op.requestBody !== undefined,
     });
   }
@@ -358,6 +444,16 @@ describe('auth matrix: document', () => {
     expect(nodeless).toEqual([]);
   });
 
+  test('service credentials reach only service-level routes; routes that speak for players refuse sessions', () => {
+    const misplaced = routes.filter((r) => Object.keys(r.tenants).length > 0 && r.level !== 'service').map((r) => `${r.method} ${r.template}`);
+    expect(misplaced).toEqual([]);
+    const openToSessions = routes.filter((r) => r.speaksForPlayers && !r.machineOnly).map((r) => `${r.method} ${r.template}`);
+    expect(openToSessions).toEqual([]);
+    // Backends never speak for players, and write only about themselves beyond the few calls their plugins make.
+    const backendSpeaks = routes.filter((r) => r.speaksForPlayers && r.tenants.backend).map((r) => `${r.method} ${r.template}`);
+    expect(backendSpeaks).toEqual([]);
+  });
+
   test('the sessions hold what the matrix assumes', async () => {
     const admins: Record<string, boolean> = {};
     for (const name of SESSION_NAMES.filter((n) => SESSION_CREDENTIALS[n].state === 'live')) {
@@ -503,7 +599,7 @@ describe('auth matrix: WebSockets', () => {
         cases.map(async ({ name, via }) => {
           const token = via === 'ticket' ? await ticketFor(name) : await tokenFor(name);
           const result = await probeSocket(socket.path, token, via);
-          const accepted = expectedSocket(socket, name);
+          const accepted = expectedSocket(socket, name, via);
           const what = `WS ${socket.path} with ${name} via ${via}: opened=${result.opened} messages=${result.messages} close=${result.closeCode}`;
           // Past auth, a socket may still close for a reason of its own: a service console for a
           // service that does not exist closes with 1003. Only 1008 means "refused".

@@ -333,17 +333,20 @@ describe('errors and access', () => {
     expect(lines.at(-1)).toEqual({ type: 'error', text: String(body.message) });
   });
 
-  test("the bridge's caller {uuid, name} is accepted from the master token only, and grants nothing", async () => {
+  test("the bridge's caller {uuid, name} is accepted from the operator's and the shared service token only, and grants nothing", async () => {
     const execute = (name: string, caller: unknown, token?: string) => c.api(`/api/commands/${name}/execute`, { method: 'POST', json: { args: [], caller }, token });
     for (const uuid of ['069a79f4-44e9-4726-a5be-fca90e38aaf5', '069A79F444E94726A5BEFCA90E38AAF5']) {
       const response = await execute('version', { uuid, name: 'Notch' }, c.master);
       expect(response.status).toBe(200);
       expect((await readJson(response)).lines).toContainEqual({ type: 'header', text: 'svc 0.13.0' });
     }
-    // a backend's derived token must not speak for players
-    const backend = await execute('version', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, c.service);
-    expect(backend.status).toBe(403);
-    expect((await expectErrorBody(backend)).message).toContain('caller');
+    // the spec's shared token keeps speaking for players (svc hands it to no server any more)
+    expect((await execute('version', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, c.service)).status).toBe(200);
+    // a JWT below admin never does, even one that may write
+    const writer = (await c.controller.kernel.auth.mintJwt('writer', ['services:write'], 600)).token;
+    const refused = await execute('version', { uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5', name: 'Notch' }, writer);
+    expect(refused.status).toBe(403);
+    expect((await expectErrorBody(refused)).message).toContain('caller');
     // without a caller the derived token runs service-level commands as before
     expect((await c.api('/api/commands/version/execute', { method: 'POST', json: { args: [] }, token: c.service })).status).toBe(200);
   });

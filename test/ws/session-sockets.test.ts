@@ -181,11 +181,15 @@ describe.each(SOCKETS)('$name socket with dashboard sessions', (socket) => {
     expect(client.frames).toEqual([]);
   });
 
-  test('a session token itself in ?token= is admitted by the node it holds', async () => {
-    const holder = new Client(socket.path, { query: await sessionWith([socket.node]) });
+  test('a session token itself is admitted by the node it holds in the Authorization header, never in ?token= (URLs are logged)', async () => {
+    const token = await sessionWith([socket.node]);
+    const holder = new Client(socket.path, { bearer: token });
     await socket.proveAdmitted(holder);
     holder.end();
-    const lacking = new Client(socket.path, { query: await sessionWith([UNRELATED_NODE]) });
+    const inUrl = new Client(socket.path, { query: token });
+    expect(await expectPolicyClose(inUrl, 'the session token in the URL to be refused')).toBe('token not accepted');
+    expect(inUrl.frames).toEqual([]);
+    const lacking = new Client(socket.path, { bearer: await sessionWith([UNRELATED_NODE]) });
     expect(await expectPolicyClose(lacking, 'the session without the node to be refused')).toContain(socket.node);
     expect(lacking.frames).toEqual([]);
   });

@@ -11,6 +11,7 @@ import { provisionStack } from '../templates/provision';
 import { resolveTemplateStack } from '../templates/stack';
 import type { CommandPlan, ServicePreparer } from './manager';
 import type { ServiceRegistry } from './registry';
+import type { CredentialIssuer } from '../tenancy/service-credentials';
 import { readyBackends } from './proxy-sync';
 
 export interface PreparerDeps {
@@ -21,7 +22,8 @@ export interface PreparerDeps {
   registry: ServiceRegistry;
   /** The API port services call back on (known once the API listens). */
   apiPort: () => number;
-  tokens: { master: string; service: string };
+  /** Mints each launch's own SVC_API_TOKEN (core/tenancy). */
+  credentials: CredentialIssuer;
   /** Proxies: `[advanced] haproxy-protocol` to match the load balancer (undefined: none in front). */
   haproxyProtocol?: boolean;
   /** The controller's environment; SVC_* variables are never passed on (they may hold secrets). */
@@ -73,11 +75,15 @@ export class GroupServicePreparer implements ServicePreparer {
     return { argv, env: this.environment(group, service, SOFTWARE[group.software].isProxy) };
   }
 
-  /** Backends get the derived service token, proxies the master token (reference behaviour). */
+  /**
+   * Each launch gets a credential of its own, bound to the service and its role: never the
+   * master token nor the shared derived token (which every plugin on every server could use
+   * as the operator, or to speak for players).
+   */
   private environment(group: Group, service: { name: string; port: number }, isProxy: boolean): Record<string, string> {
     return {
       ...inheritedEnv(this.deps.env),
-      SVC_API_TOKEN: isProxy ? this.deps.tokens.master : this.deps.tokens.service,
+      SVC_API_TOKEN: this.deps.credentials.issue(service.name, isProxy ? 'proxy' : 'backend'),
       SVC_API_URL: `http://127.0.0.1:${this.deps.apiPort()}`,
       SVC_SERVICE_NAME: service.name,
       SVC_SERVICE_GROUP: group.name,

@@ -4,7 +4,7 @@ import type { Kernel } from '../../kernel';
 import { OUTPUT_KINDS, type ArgHint, type Command, type OutputLine } from '../../core/commands/command';
 import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';
 import { ApiError } from '../../errors';
-import type { Principal } from '../auth';
+import { holdsAdmin, type Principal } from '../auth';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { requireWellFormedText } from '../well-formed';
@@ -77,9 +77,25 @@ function commandView(c: Command) {
 
 const lineView = (line: OutputLine) => ({ type: line.kind, text: line.text });
 
-/** Whether this caller may run a command of this level (admin commands stand for admin routes). */
-export const mayRun = (principal: Pick<Principal, 'scopes'> | null, command: Pick<Command, 'level'>): boolean =>
-  command.level === 'service' || Boolean(principal?.scopes.has('admin'));
+/**
+ * Who may name a `caller` (speak for a player): the proxy's own credential, the spec's shared
+ * service token, and the operator. Never a backend's credential nor a scoped JWT.
+ */
+export function maySpeakForPlayers(principal: Principal | null): boolean {
+  if (!principal) return false;
+  if (principal.kind === 'tenant') return principal.tenant?.role === 'proxy';
+  return principal.kind === 'master' || principal.kind === 'service' || holdsAdmin(principal);
+}
+
+/**
+ * Whether this caller may run a command of this level. Admin commands stand for admin routes:
+ * the operator runs them; a proxy runs them only for a `caller` who holds the command's node
+ * (the in-game `/perms` of a player allowed to use it), checked here, not trusted from the proxy.
+ */
+export function mayRun(principal: Principal | null, command: Pick<Command, 'level' | 'permission'>, callerHolds: (node: string) => boolean = () => false): boolean {
+  if (command.level === 'service' || holdsAdmin(principal)) return true;
+  return principal?.kind === 'tenant' && principal.tenant?.role === 'proxy' && callerHolds(command.permission);
+}
 
 /** The console commands over HTTP: list, run one, complete a line. */
 export function commandRoutes(kernel: Kernel): AnyRoute[] {
@@ -91,6 +107,7 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/commands',
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'any' },
       tag: 'commands',
       summary: 'Every console command that can run remotely: metadata, subcommands, completion hints',
       response: { 200: t.Object({ commands: t.Array(CommandSchema), total: t.Integer() }) },
@@ -106,6 +123,7 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       // Commands act for a `caller` and reach every module: sessions use the console socket,
       // which needs svc.dashboard.admin.
       machineOnly: true,
+      tenants: { proxy: 'any' },
       tag: 'commands',
       summary: 'Run a console command; answers its typed output lines (422 COMMAND_EXECUTION_FAILED with the lines when it fails)',
       params: NameParams,
@@ -121,16 +139,20 @@ export function commandRoutes(kernel: Kernel): AnyRoute[] {
       // only the proxy's credential may name one: backends hold the derived token and must not
       // speak for players, and dashboard sessions cannot reach this route at all.
       handler: async ({ params, body, principal, actor, ip, set }) => {
-        if (body.caller && principal?.kind !== 'master') throw new ApiError('FORBIDDEN', '"caller" is accepted only from the proxy bridge’s credential (the master token); leave it out');
+        if (body.caller && !maySpeakForPlayers(principal)) throw new ApiError('FORBIDDEN', '"caller" is accepted only from a proxy’s own credential, the shared service token or an admin token; leave it out');
         const args = body.args ?? [];
         requireWellFormedText(args, 'args');
         const command = commands.find(params.name);
         if (!command) throw new ApiError('COMMAND_NOT_FOUND', `no command "${params.name}"; GET /api/commands lists them`);
         if (command.permission === '') throw new ApiError('COMMAND_NOT_REMOTE', `"${command.name}" works only on an interactive console (the controller terminal or svc cli)`);
-        if (!mayRun(principal, command)) throw new ApiError('FORBIDDEN', `"${command.name}" needs an admin token`);
+        const caller = body.caller;
+        const callerHolds = (node: string) => caller !== undefined && kernel.modules.lookup('perms')?.has(caller.uuid, node) === true;
+        if (!mayRun(principal, command, callerHolds)) {
+          throw new ApiError('FORBIDDEN', `"${command.name}" needs an admin token${principal?.kind === 'tenant' ? `, or a "caller" who holds ${command.permission}` : ''}`);
+        }
         const lines: { type: OutputLine['kind']; text: string }[] = [];
         const player = body.caller ? { uuid: body.caller.uuid, name: body.caller.name } : undefined;
-        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}`, player }, (line) => lines.push(lineView(line)));
+        const result = await commands.run(command, { args, actor, caller: `http:${actor}@${ip}`, player, admin: holdsAdmin(principal) }, (line) => lines.push(lineView(line)));
         if (result.success) return { success: true as const, lines };
         set.status = 422;
         return { success: false as const, message: result.message ?? `${command.name} failed`, error: 'COMMAND_EXECUTION_FAILED', lines };

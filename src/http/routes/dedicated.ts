@@ -1,6 +1,8 @@
 import { t } from '../t';
 import type { Kernel } from '../../kernel';
-import { DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
+import { dedicatedBodyValues, dedicatedDefaults, DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
+import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
+import { holdsAdmin } from '../auth';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
 import { formatUptime, secondsSince } from '../../core/services/uptime';
@@ -80,7 +82,8 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'Create a dedicated service: writes config/dedicated/<name>.toml and provisions its directory (eula, server-port); a port another dedicated config uses is refused',
       body: DedicatedBodySchema,
       response: { 201: WithService, 400: Err, 409: Err },
-      handler: ({ body, set, actor }) => {
+      handler: ({ body, set, actor, principal }) => {
+        requireAdminForHostFields(holdsAdmin(principal), changedHostFields(dedicatedDefaults(), dedicatedBodyValues(body)), `dedicated service ${body.name}`);
         const config = dedicated.create(body);
         bus.publish('DEDICATED_CREATED', { name: config.name }, actor);
         set.status = 201;
@@ -97,7 +100,8 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       params: NameParams,
       body: DedicatedPatchSchema,
       response: { 200: WithService, 400: Err, 404: Err, 409: Err },
-      handler: ({ params, body }) => {
+      handler: ({ params, body, principal }) => {
+        requireAdminForHostFields(holdsAdmin(principal), changedHostFields(dedicated.require(params.name), dedicatedBodyValues(body)), `dedicated service ${params.name}`);
         const config = dedicated.update(params.name, body);
         const running = recordOf(config.name);
         const message = isActive(running)

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { t } from '../t';
 import type { Kernel } from '../../kernel';
-import { GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
+import { bodyValues, groupDefaults, GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
+import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
+import { holdsAdmin } from '../auth';
 import { groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
 import { ApiError } from '../../errors';
@@ -43,6 +45,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/groups',
       auth: 'service',
       permission: 'svc.dashboard.groups.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'groups',
       summary: 'Every group with its active instances and mod ids',
       response: { 200: t.Object({ groups: t.Array(GroupViewSchema), total: t.Integer() }) },
@@ -56,6 +59,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/groups/:name',
       auth: 'service',
       permission: 'svc.dashboard.groups.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'groups',
       summary: 'One group',
       params: NameParams,
@@ -71,7 +75,9 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'Create a group; writes config/groups/<name>.toml',
       body: GroupBodySchema,
       response: { 201: Mutation },
-      handler: async ({ body, set, actor }) => {
+      scopes: ['groups:write'],
+      handler: async ({ body, set, actor, principal }) => {
+        requireAdminForHostFields(holdsAdmin(principal), changedHostFields(groupDefaults(), bodyValues(body)), `group ${body.name}`);
         // A dedicated service's record carries its own name as its group: one name, one owner.
         if (kernel.dedicated.get(body.name)) throw new ApiError('GROUP_ALREADY_EXISTS', `a dedicated service is named ${body.name}; pick another group name`);
         const group = groups.create(body);
@@ -90,7 +96,9 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       params: NameParams,
       body: GroupPatchSchema,
       response: { 200: Mutation },
-      handler: async ({ params, body, actor }) => {
+      scopes: ['groups:write'],
+      handler: async ({ params, body, actor, principal }) => {
+        requireAdminForHostFields(holdsAdmin(principal), changedHostFields(groups.require(params.name), bodyValues(body)), `group ${params.name}`);
         const group = groups.update(params.name, body);
         bus.publish('GROUP_UPDATED', { group: group.name }, actor);
         return { success: true as const, message: `group ${group.name} updated`, group: await view(group) };
@@ -103,6 +111,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       permission: 'svc.dashboard.groups.edit',
       tag: 'groups',
       summary: 'Delete a group definition; refused while instances run',
+      scopes: ['groups:write'],
       params: NameParams,
       response: { 200: t.Object({ success: t.Literal(true), message: t.String() }) },
       handler: async ({ params, actor }) => {

@@ -74,6 +74,7 @@ export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping
       path: '/api/players/:name/send',
       auth: 'service',
       permission: 'svc.dashboard.players.manage',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'network',
       summary: 'Move a player to a READY backend through the proxies (503 when no proxy is READY)',
       params: NameParams,

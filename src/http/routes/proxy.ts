@@ -55,6 +55,7 @@ export function proxyRoutes(kernel: Kernel): AnyRoute[] {
       auth: 'service',
       // The bridge's read on connect; the dashboard reads the settings one by one below.
       machineOnly: true,
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'proxy',
       summary: "The proxy bridge's read on connect: tab list, MOTD, chat, per-player tab names and maintenance",
       response: {
@@ -143,6 +144,7 @@ export function proxyRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/proxy/chat',
       auth: 'service',
       permission: 'svc.dashboard.proxy.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'proxy',
       summary: 'Network chat format and whether it is on',
       response: { 200: ChatSchema },
@@ -167,6 +169,7 @@ export function proxyRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/proxy/tablist/players',
       auth: 'service',
       permission: 'svc.dashboard.proxy.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'proxy',
       summary: 'Every per-player tab list name, by uuid',
       response: { 200: t.Object({ overrides: t.Record(t.String(), t.String()), total: t.Integer() }) },
@@ -212,6 +215,8 @@ export function proxyRoutes(kernel: Kernel): AnyRoute[] {
       path: '/api/proxy/events',
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'any' },
+      speaksForPlayers: true,
       tag: 'proxy',
       summary: 'The bridge reports a player connecting, leaving or switching server; the roster moves and the event is published',
       body: ProxyEventBody,

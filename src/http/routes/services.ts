@@ -31,6 +31,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services',
       auth: 'service',
       permission: 'svc.dashboard.services.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'services',
       summary: 'Every service, optionally filtered by group, state and custom state',
       query: t.Object({
@@ -83,6 +84,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name',
       auth: 'service',
       permission: 'svc.dashboard.services.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'services',
       summary: 'One service',
       params: Name,
@@ -139,6 +141,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name/exec',
       auth: 'service',
       permission: 'svc.dashboard.services.console',
+      tenants: { backend: 'own' },
       tag: 'services',
       summary: 'Write a command line to the service console (stdin)',
       params: Name,
@@ -157,6 +160,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       // The SDK's reports about its own service (state, health, players): the picture the
       // controller keeps of the network is fed by machines, never by a browser.
       machineOnly: true,
+      tenants: { proxy: 'own', backend: 'own' },
       tag: 'services',
       summary: 'Set the free-text custom state, or clear it with {}, null or "" (READY services only)',
       params: Name,
@@ -175,6 +179,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name/state',
       auth: 'service',
       permission: 'svc.dashboard.services.view',
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'services',
       summary: 'The current custom state',
       params: Name,
@@ -189,6 +194,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name/health',
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'own', backend: 'own' },
       tag: 'services',
       summary: 'SDK health report (TPS); memory fields are accepted and ignored',
       params: Name,
@@ -205,6 +211,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       path: '/api/services/:name/players',
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'own', backend: 'own' },
       tag: 'services',
       summary: 'SDK player-count report',
       params: Name,
@@ -262,6 +269,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       auth: 'service',
       // Plugin-to-plugin messaging: `from` is whatever the caller says it is.
       machineOnly: true,
+      tenants: { proxy: 'any', backend: 'any' },
       tag: 'services',
       summary: 'Publish SERVICE_MESSAGE to a service or to the virtual target "controller"',
       params: Name,
@@ -271,7 +279,11 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         data: Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean()]), { maxProperties: 64 }),
       }),
       response: { 200: Ok },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
+        // A server's own credential says who sends: it cannot pose as another service.
+        if (principal?.kind === 'tenant' && body.from !== principal.tenant?.service) {
+          throw new ApiError('FORBIDDEN', `"from" must be your own service name (${principal.tenant?.service}) with this credential`);
+        }
         if (params.name !== 'controller') record(params.name);
         const reserved = ['from', 'to', 'channel'].find((key) => key in body.data);
         if (reserved) throw new ApiError('VALIDATION_FAILED', `body "data" may not carry the key "${reserved}" (it is part of the message envelope)`);

@@ -182,6 +182,7 @@ export function punishmentRoutes(runtime: PunishmentsRuntime): AnyRoute[] {
       path: `${PREFIX}/check/:uuid`,
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'any' },
       tag: TAG,
       summary:
         'The proxy’s login and server-switch check: the ban that keeps this account (or, with ip, this address) out where it is going, the most severe then the longest, with its kickMessage rendered. ' +
@@ -196,6 +197,7 @@ export function punishmentRoutes(runtime: PunishmentsRuntime): AnyRoute[] {
       path: `${PREFIX}/mute/:uuid`,
       auth: 'service',
       machineOnly: true,
+      tenants: { proxy: 'any', backend: 'any' },
       tag: TAG,
       summary: 'The backend’s chat check: the mute that holds where the player is (without group and service, network mutes only), with its message rendered. Answered from memory',
       params: UuidParams,

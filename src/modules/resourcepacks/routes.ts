@@ -112,6 +112,7 @@ export function resourcePackRoutes(runtime: ResourcePacksRuntime): AnyRoute[] {
       path: `${PREFIX}/for-group/:group`,
       auth: 'service',
       machineOnly: true,
+      tenants: { backend: 'any' },
       tag: TAG,
       summary:
         'The stack a backend of this group (and service) applies when a player joins, in order: GLOBAL, then GROUP, then SERVICE assignments, each by priority; LOCAL pack URLs absolute ([resourcepacks] public_base_url or the API address)',
@@ -125,6 +126,7 @@ export function resourcePackRoutes(runtime: ResourcePacksRuntime): AnyRoute[] {
       path: `${PREFIX}/status`,
       auth: 'service',
       machineOnly: true,
+      tenants: { backend: 'any' },
       tag: TAG,
       summary: 'A backend reports what a player’s client did with a pack ({playerUuid, packUuid, status}); publishes RESOURCE_PACK_STATUS',
       body: StatusBodySchema,
