@@ -42,6 +42,14 @@ export interface CommandContext {
    * credential (the master token) may say so; absent everywhere else.
    */
   player?: { uuid: string; name: string };
+  /**
+   * Whether the caller holds admin (`holdsAdmin`: the master token, an admin JWT, an admin
+   * dashboard session), as POST /api/commands/:name/execute knows it from its credential.
+   * Absent on the interactive consoles (the controller's terminal, and the console stream,
+   * which only an admin opens). A command that hands out what only the operator may (the perms
+   * module's grants of admin-equivalent nodes) asks this, never the command's level.
+   */
+  admin?: boolean;
 }
 
 export interface Subcommand {
