@@ -27,6 +27,7 @@ import { EventBus } from '../../src/events/bus';
 import type { Kernel } from '../../src/kernel';
 import { permsModule } from '../../src/modules/perms';
 import { resolve, allows } from '../../src/modules/perms/resolve';
+import { SYSTEM } from '../../src/modules/perms/author';
 import { PermsRuntime } from '../../src/modules/perms/runtime';
 import { openDatabase } from '../../src/storage/db';
 import { migrate } from '../../src/storage/migrate';
@@ -162,13 +163,13 @@ function inProcess(): { cold: number[]; cachedPerSecond: number[] } {
   migrate(db, 'perms', permsModule.migrations!);
   const kernel = { db, bus: new EventBus() } as unknown as Kernel;
   const runtime = new PermsRuntime(kernel, quiet);
-  for (let g = 0; g < GROUPS; g++) runtime.groups.create(groupName(g), false, 'system');
-  for (let g = 0; g < GROUPS; g++) runtime.groups.update(groupName(g), groupBody(g), 'system');
-  for (let i = 0; i < PLAYERS; i++) runtime.players.register(uuidOf(i), `P${i}`, {}, 'system');
+  for (let g = 0; g < GROUPS; g++) runtime.groups.create(groupName(g), false, SYSTEM);
+  for (let g = 0; g < GROUPS; g++) runtime.groups.update(groupName(g), groupBody(g), SYSTEM);
+  for (let i = 0; i < PLAYERS; i++) runtime.players.register(uuidOf(i), `P${i}`, {}, SYSTEM);
   for (let g = 0; g < GROUPS; g++) {
     const players = [];
     for (let i = 0; i < PLAYERS; i++) if (groupsOf(i).includes(g)) players.push(uuidOf(i));
-    runtime.bulk.addGroup(players, groupName(g), {}, 'system');
+    runtime.bulk.addGroup(players, groupName(g), {}, SYSTEM);
   }
 
   const random = rng(11);

@@ -1,4 +1,4 @@
-import type { Actor } from '../../events/catalogue';
+import type { Author } from './author';
 import { normalizeUuid } from '../../core/players/uuid';
 import type { Change, Changes } from './changes';
 import { checkedNode } from './groups-service';
@@ -26,7 +26,7 @@ const result = (processed: number, errors: string[]): BulkResult => ({ success: 
 export class BulkService {
   constructor(private readonly changes: Changes) {}
 
-  addPermission(groupNames: string[], rawNode: string, scopeInput: ScopeInput, actor: Actor): BulkResult {
+  addPermission(groupNames: string[], rawNode: string, scopeInput: ScopeInput, by: Author): BulkResult {
     const node = checkedNode(rawNode);
     const scope = parseScope(scopeInput, this.changes.now());
     const scoped = scope.server !== '' || scope.world !== '' || scope.expiresAt !== null;
@@ -37,7 +37,7 @@ export class BulkService {
       if (!group) errors.push(`${name}: no permission group by that name`);
       else groups.set(group.id, group.name);
     }
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       for (const id of groups.keys()) {
         this.changes.store.deleteGrantKind(id, node, !scoped);
         this.changes.store.upsertGrant(id, node, scope);
@@ -51,7 +51,7 @@ export class BulkService {
     });
   }
 
-  addGroup(uuids: string[], groupName: string, scopeInput: ScopeInput, actor: Actor): BulkResult {
+  addGroup(uuids: string[], groupName: string, scopeInput: ScopeInput, by: Author): BulkResult {
     const group = this.changes.state.group(groupName);
     const scope = parseScope(scopeInput, this.changes.now());
     const scoped = scope.server !== '' || scope.world !== '' || scope.expiresAt !== null;
@@ -62,7 +62,7 @@ export class BulkService {
       if (!uuid) errors.push(`${raw}: not a UUID`);
       else targets.add(uuid);
     }
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       const ids: number[] = [];
       const change: Change = { players: ids, events: [] };
       for (const uuid of targets) {

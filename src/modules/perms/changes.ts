@@ -1,7 +1,11 @@
-import type { Actor, EventData, EventType } from '../../events/catalogue';
+import { ApiError } from '../../errors';
+import type { EventData, EventType } from '../../events/catalogue';
 import type { Kernel } from '../../kernel';
+import type { Author } from './author';
+import { escalation } from './escalation';
 import type { PermState } from './state';
 import type { PermStore } from './store';
+import type { Group, PermSnapshot } from './types';
 
 type PermEvent = {
   [T in EventType]: { type: T; data: EventData<T> };
@@ -28,6 +32,9 @@ export interface Change {
 /**
  * The one way the module changes anything: the write and its audit rows in one transaction,
  * then memory read back from disk, then the events (published only once the change is durable).
+ * A write by an author without admin is read back inside its transaction first and compared
+ * with memory: one that hands out admin (escalation.ts) is rolled back and refused with 403
+ * FORBIDDEN, so no route, command, track or bulk path can do it.
  */
 export class Changes {
   /** Called after every applied change (the expiry sweeper re-arms for a new earliest expiry). */
@@ -42,16 +49,18 @@ export class Changes {
     readonly now: () => number = Date.now,
   ) {}
 
-  apply<T>(actor: Actor, write: () => { change: Change; result: T }): T {
+  apply<T>(by: Author, write: () => { change: Change; result: T }): T {
     const at = this.now();
-    const { change, result } = this.store.transaction(() => {
+    const actor = by.actor;
+    const { change, result, groups, players } = this.store.transaction(() => {
       const outcome = write();
+      // The lists may be iterators: read once.
+      const touched = { groups: [...(outcome.change.groups ?? [])], players: [...(outcome.change.players ?? [])] };
+      if (!by.admin) this.refuseEscalation(touched.groups, touched.players, at);
       for (const entry of outcome.change.audit ?? []) this.store.audit({ at, actor, action: entry.action, target: entry.target, details: entry.details ?? '' });
-      return outcome;
+      return { ...outcome, ...touched };
     });
     // An empty list reloads nothing (reloading groups would drop every cached answer).
-    const groups = [...(change.groups ?? [])];
-    const players = [...(change.players ?? [])];
     if (groups.length > 0) this.state.reloadGroups(groups);
     if (players.length > 0) this.state.reloadPlayers(players);
     if (change.tracks) this.state.reloadTracks();
@@ -59,6 +68,25 @@ export class Changes {
     this.onApplied?.();
     this.announce(groups.length > 0 || change.tracks === true ? 'all' : players.flatMap((id) => this.state.playerById(id)?.uuid ?? []));
     return result;
+  }
+
+  /**
+   * Compares memory (before) with what the write left in the tables (after): the groups and
+   * players it names are read back, the rest is shared. Throws 403 to roll the write back.
+   */
+  private refuseEscalation(groupIds: readonly number[], playerIds: readonly number[], now: number): void {
+    const before = this.state.snapshot();
+    const groups = new Map<string, Group>(before.groups);
+    for (const id of groupIds) {
+      const fresh = this.store.group(id);
+      const old = this.state.groupById(id);
+      if (fresh) groups.set(fresh.key, fresh);
+      else if (old) groups.delete(old.key);
+    }
+    const after: PermSnapshot = { groups, defaultGroup: [...groups.values()].find((g) => g.isDefault)?.key };
+    const changed = playerIds.map((id) => ({ before: this.state.playerById(id), after: this.store.player(id) }));
+    const problem = escalation({ before, after, players: this.state.players(), changed, now });
+    if (problem) throw new ApiError('FORBIDDEN', problem);
   }
 
   /** Subscribes to "whose answers may have changed"; returns the unsubscribe function. */

@@ -1,6 +1,7 @@
 import { expectArgs } from '../../core/commands/args';
 import { UsageError, type Command, type CommandOutput } from '../../core/commands/command';
 import { AUDIT_LIMIT, auditPage } from './audit';
+import type { Author } from './author';
 import { GROUP_ACTIONS, GROUP_USAGE, groupAction } from './commands/group-actions';
 import { wholeNumber } from './commands/options';
 import { TRACK_ACTIONS, TRACK_USAGE, trackAction } from './commands/track-actions';
@@ -22,9 +23,18 @@ function showAudit(runtime: PermsRuntime, words: string[], out: CommandOutput): 
 }
 
 /**
+ * Callers that are the operator when the context does not say (`admin` absent): the
+ * controller's own terminal (`console`) and the console stream (`console-stream:<id>`), which
+ * only an admin opens. Any other caller without `admin: true` is not an admin (fail closed).
+ */
+const OPERATOR_CONSOLES = ['console', 'console-stream'] as const;
+
+/**
  * `perms`: groups, players, tracks and the audit of the permissions module. Every change goes
  * through the module's services with the caller as actor, so the checks, the events and the
  * audit are exactly those of /api/permissions; a service's ApiError reaches the console as is.
+ * That includes the refusal of a grant of admin (escalation.ts) to a caller without admin: a
+ * proxy running it for an in-game player is not the operator.
  * Unlike the reference, grants and memberships take `server=`, `world=` and `expires=`.
  */
 export function permsCommand(runtime: PermsRuntime): Command {
@@ -40,7 +50,8 @@ export function permsCommand(runtime: PermsRuntime): Command {
       { name: 'track', description: 'Ladders of groups for promote and demote', usage: TRACK_USAGE, args: [TRACK_ACTIONS, 'text', 'text'] },
       { name: 'audit', description: 'The newest permission changes, who made them and when', usage: AUDIT_USAGE, args: ['number'] },
     ],
-    run({ args, out, actor }) {
+    run({ args, out, actor, caller, admin }) {
+      const by: Author = { actor, admin: admin ?? OPERATOR_CONSOLES.some((prefix) => caller === prefix || caller.startsWith(`${prefix}:`)) };
       const [sub, ...rest] = args;
       if (sub === undefined) {
         out.header(command.description);
@@ -49,11 +60,11 @@ export function permsCommand(runtime: PermsRuntime): Command {
       }
       switch (sub.toLowerCase()) {
         case 'group':
-          return groupAction(runtime, rest, out, actor);
+          return groupAction(runtime, rest, out, by);
         case 'user':
-          return userAction(runtime, rest, out, actor);
+          return userAction(runtime, rest, out, by);
         case 'track':
-          return trackAction(runtime, rest, out, actor);
+          return trackAction(runtime, rest, out, by);
         case 'audit':
           return showAudit(runtime, rest, out);
         default:

@@ -1,4 +1,5 @@
 import type { Logger } from '../../log';
+import { SYSTEM } from './author';
 import type { Change, Changes } from './changes';
 
 /** Longest wait between sweeps, so a clock jump or a missed timer costs at most this. */
@@ -46,7 +47,7 @@ export class ExpirySweeper {
       const groupName = (id: number) => state.groupById(id)?.name ?? String(id);
       const player = (id: number) => state.playerById(id);
       const scoped = (row: { server: string; world: string }) => [row.server && `server=${row.server}`, row.world && `world=${row.world}`];
-      this.changes.apply('system', () => {
+      this.changes.apply(SYSTEM, () => {
         const expired = this.changes.store.deleteExpired(this.changes.now());
         if (expired.groups.length + expired.memberships.length === 0) return { change: {}, result: undefined };
         const groups = [...new Set(expired.groups.map((g) => g.id))];

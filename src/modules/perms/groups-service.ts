@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors';
-import type { Actor } from '../../events/catalogue';
+import { SYSTEM, type Author } from './author';
 import type { Changes } from './changes';
 import { isGroupName, nodeProblem, normalizeNode } from './nodes';
 import { describeScope, parseScope, type ScopeInput } from './scope';
@@ -65,7 +65,7 @@ export class GroupService {
   /** On a first start (no group at all): `Default` for everyone and `Admin` with `*`. */
   bootstrap(): boolean {
     if (this.state.groups().length > 0) return false;
-    this.changes.apply('system', () => {
+    this.changes.apply(SYSTEM, () => {
       const fallback = this.store.insertGroup('Default', true, { prefix: '&9[User] &7', suffix: '', priority: 0, weight: 0 });
       const admin = this.store.insertGroup('Admin', false, { prefix: '&c[Admin] &7', suffix: '', priority: 100, weight: 100 });
       this.store.upsertGrant(admin, '*', { server: '', world: '', expiresAt: null });
@@ -74,11 +74,11 @@ export class GroupService {
     return true;
   }
 
-  create(name: string, isDefault: boolean, actor: Actor): Group {
+  create(name: string, isDefault: boolean, by: Author): Group {
     if (!isGroupName(name)) throw invalid(`group name "${name}" must be 1–64 of letters, digits, _ and -`);
     const taken = this.state.findGroup(name);
     if (taken) throw new ApiError('GROUP_ALREADY_EXISTS', `a permission group named "${taken.name}" already exists`);
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       const id = this.store.insertGroup(name, false, { prefix: '', suffix: '', priority: 0, weight: 0 });
       if (isDefault) this.store.setDefault(id);
       const previous = isDefault ? this.state.defaultGroup() : undefined;
@@ -94,7 +94,7 @@ export class GroupService {
     return this.state.group(name);
   }
 
-  update(name: string, patch: GroupPatch, actor: Actor): Group {
+  update(name: string, patch: GroupPatch, by: Author): Group {
     const group = this.state.group(name);
     const fields = Object.keys(patch).filter((k) => patch[k as keyof GroupPatch] !== undefined);
     if (fields.length === 0) throw new ApiError('NO_FIELDS_TO_UPDATE', 'send at least one of default, prefix, suffix, priority, weight, permissions, parents, meta');
@@ -114,7 +114,7 @@ export class GroupService {
     const parents = patch.parents === undefined ? undefined : this.checkedParents(group, patch.parents);
     if (patch.meta !== undefined) for (const [key, value] of Object.entries(patch.meta)) checkMeta(key, value);
 
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       const previousDefault = patch.default === true && !group.isDefault ? this.state.defaultGroup() : undefined;
       this.store.updateGroup(group.id, display);
       if (patch.default === true) this.store.setDefault(group.id);
@@ -141,11 +141,11 @@ export class GroupService {
     return this.state.group(group.name);
   }
 
-  delete(name: string, actor: Actor): void {
+  delete(name: string, by: Author): void {
     const group = this.state.group(name);
     if (group.isDefault) throw invalid(`"${group.name}" is the default group and cannot be deleted; make another group the default first`);
     const children = this.state.groups().filter((g) => g.parents.includes(group.key)).map((g) => g.id);
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       const members = this.store.membersOf(group.id);
       this.store.deleteGroup(group.id);
       return {
@@ -165,12 +165,12 @@ export class GroupService {
    * Adds a node. Unscoped, it replaces the node's scoped rows; scoped, it replaces the unscoped
    * row. Giving the same server and world again only sets the new expiry (idempotent).
    */
-  addPermission(name: string, rawNode: string, scopeInput: ScopeInput, actor: Actor): void {
+  addPermission(name: string, rawNode: string, scopeInput: ScopeInput, by: Author): void {
     const group = this.state.group(name);
     const node = checkedNode(rawNode);
     const scope = parseScope(scopeInput, this.changes.now());
     const scoped = scope.server !== '' || scope.world !== '' || scope.expiresAt !== null;
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       this.store.deleteGrantKind(group.id, node, !scoped);
       this.store.upsertGrant(group.id, node, scope);
       return {
@@ -185,11 +185,11 @@ export class GroupService {
   }
 
   /** Removes a node with every scope, or only the row with this server and world. Absent: nothing changes, still 200. */
-  removePermission(name: string, rawNode: string, only: { server?: string | null; world?: string | null } | undefined, actor: Actor): boolean {
+  removePermission(name: string, rawNode: string, only: { server?: string | null; world?: string | null } | undefined, by: Author): boolean {
     const group = this.state.group(name);
     const node = checkedNode(rawNode);
     const exact = only && (only.server || only.world) ? parseScope({ server: only.server, world: only.world }, this.changes.now()) : undefined;
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       const removed = this.store.deleteGrants(group.id, node, exact);
       if (removed === 0) return { change: {}, result: false };
       return {
@@ -203,10 +203,10 @@ export class GroupService {
     });
   }
 
-  setMeta(name: string, key: string, value: string, actor: Actor): void {
+  setMeta(name: string, key: string, value: string, by: Author): void {
     const group = this.state.group(name);
     checkMeta(key, value);
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       this.store.setGroupMeta(group.id, key, value);
       return {
         change: {
@@ -219,9 +219,9 @@ export class GroupService {
     });
   }
 
-  removeMeta(name: string, key: string, actor: Actor): boolean {
+  removeMeta(name: string, key: string, by: Author): boolean {
     const group = this.state.group(name);
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       if (this.store.deleteGroupMeta(group.id, key) === 0) return { change: {}, result: false };
       return {
         change: {

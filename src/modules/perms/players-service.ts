@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors';
-import type { Actor } from '../../events/catalogue';
+import type { Author } from './author';
 import type { Changes } from './changes';
 import { checkMeta } from './groups-service';
 import { normalizeNode } from './nodes';
@@ -46,17 +46,17 @@ export class PlayerService {
    * The proxy's and the backends' call on join: a new player is stored with the default group
    * (no event: nothing another client holds changed); a known one only has a new name saved.
    */
-  register(uuid: string, name: string, where: Where, actor: Actor): PlayerView {
+  register(uuid: string, name: string, where: Where, by: Author): PlayerView {
     const known = this.state.player(uuid);
     if (!known) {
       const fallback = this.state.defaultGroup();
-      this.changes.apply(actor, () => {
+      this.changes.apply(by, () => {
         const id = this.store.insertPlayer(uuid, name);
         if (fallback) this.store.upsertMembership(id, fallback.id, { server: '', world: '', expiresAt: null });
         return { change: { players: [id], audit: [{ action: 'user.create', target: name, details: uuid }] }, result: undefined };
       });
     } else if (known.name !== name) {
-      this.changes.apply(actor, () => {
+      this.changes.apply(by, () => {
         this.store.renamePlayer(known.id, name);
         return { change: { players: [known.id] }, result: undefined };
       });
@@ -69,13 +69,13 @@ export class PlayerService {
    * replaces the group's scoped memberships and the other way round; the same server and world
    * again only sets the new expiry.
    */
-  addGroup(uuid: string, groupName: string, scopeInput: ScopeInput, name: string | undefined, actor: Actor): void {
+  addGroup(uuid: string, groupName: string, scopeInput: ScopeInput, name: string | undefined, by: Author): void {
     const group = this.state.group(groupName);
     const scope = parseScope(scopeInput, this.changes.now());
     const scoped = scope.server !== '' || scope.world !== '' || scope.expiresAt !== null;
     const known = this.state.player(uuid);
     const playerName = known?.name ?? name ?? UNKNOWN_NAME;
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       const id = known?.id ?? this.store.insertPlayer(uuid, playerName);
       this.store.deleteMembershipKind(id, group.id, !scoped);
       this.store.upsertMembership(id, group.id, scope);
@@ -91,11 +91,11 @@ export class PlayerService {
   }
 
   /** Takes a player out of a group: every membership, or only the one with this server and world. False when there was none. */
-  removeGroup(uuid: string, groupName: string, only: { server?: string | null; world?: string | null } | undefined, actor: Actor): boolean {
+  removeGroup(uuid: string, groupName: string, only: { server?: string | null; world?: string | null } | undefined, by: Author): boolean {
     const player = this.known(uuid);
     const group = this.state.group(groupName);
     const exact = only && (only.server || only.world) ? parseScope({ server: only.server, world: only.world }, this.changes.now()) : undefined;
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       if (this.store.deleteMemberships(player.id, group.id, exact) === 0) return { change: {}, result: false };
       return {
         change: {
@@ -112,10 +112,10 @@ export class PlayerService {
     return { ...(this.state.player(uuid)?.meta ?? {}) };
   }
 
-  setMeta(uuid: string, key: string, value: string, actor: Actor): void {
+  setMeta(uuid: string, key: string, value: string, by: Author): void {
     const player = this.known(uuid);
     checkMeta(key, value);
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       this.store.setPlayerMeta(player.id, key, value);
       return {
         change: {
@@ -128,9 +128,9 @@ export class PlayerService {
     });
   }
 
-  removeMeta(uuid: string, key: string, actor: Actor): boolean {
+  removeMeta(uuid: string, key: string, by: Author): boolean {
     const player = this.known(uuid);
-    return this.changes.apply(actor, () => {
+    return this.changes.apply(by, () => {
       if (this.store.deletePlayerMeta(player.id, key) === 0) return { change: {}, result: false };
       return {
         change: {

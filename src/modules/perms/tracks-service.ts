@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors';
-import type { Actor } from '../../events/catalogue';
+import type { Author } from './author';
 import type { Changes } from './changes';
 import { isGroupName } from './nodes';
 import type { PlayerService } from './players-service';
@@ -47,7 +47,7 @@ export class TrackService {
     return this.changes.state;
   }
 
-  create(name: string, groupNames: string[], actor: Actor): Track {
+  create(name: string, groupNames: string[], by: Author): Track {
     if (!isGroupName(name)) throw invalid(`track name "${name}" must be 1–64 of letters, digits, _ and -`);
     const taken = this.state.findTrack(name);
     if (taken) throw invalid(`a track named "${taken.name}" already exists`);
@@ -58,7 +58,7 @@ export class TrackService {
       return group;
     });
     if (new Set(groups.map((g) => g.id)).size !== groups.length) throw invalid('a group appears twice on the track');
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       this.changes.store.insertTrack(name, groups.map((g) => g.id));
       return {
         change: {
@@ -72,9 +72,9 @@ export class TrackService {
     return this.state.track(name);
   }
 
-  delete(name: string, actor: Actor): void {
+  delete(name: string, by: Author): void {
     const track = this.state.track(name);
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       this.changes.store.deleteTrack(track.id);
       return {
         change: { tracks: true, events: [{ type: 'PERMISSION_TRACK_DELETED', data: { track: track.name } }], audit: [{ action: 'track.delete', target: track.name }] },
@@ -83,19 +83,19 @@ export class TrackService {
     });
   }
 
-  promote(trackName: string, uuid: string, actor: Actor): StepResult {
-    return this.step(trackName, uuid, 1, actor);
+  promote(trackName: string, uuid: string, by: Author): StepResult {
+    return this.step(trackName, uuid, 1, by);
   }
 
-  demote(trackName: string, uuid: string, actor: Actor): StepResult {
-    return this.step(trackName, uuid, -1, actor);
+  demote(trackName: string, uuid: string, by: Author): StepResult {
+    return this.step(trackName, uuid, -1, by);
   }
 
   /**
    * One rung: the player leaves the group they hold at their rank (every scope of it) and gets
    * the next one unscoped. Lower track groups they also hold stay, as they were given.
    */
-  private step(trackName: string, uuid: string, direction: 1 | -1, actor: Actor): StepResult {
+  private step(trackName: string, uuid: string, direction: 1 | -1, by: Author): StepResult {
     const track = this.state.track(trackName);
     const player = this.players.known(uuid);
     const rank = rankOn(track, player.memberships);
@@ -108,7 +108,7 @@ export class TrackService {
     const from = step.from < 0 ? undefined : this.state.groupByKey(track.groups[step.from]!);
     const to = this.state.groupByKey(track.groups[step.to]!)!;
     const verb = direction === 1 ? 'promoted' : 'demoted';
-    this.changes.apply(actor, () => {
+    this.changes.apply(by, () => {
       if (from) this.changes.store.deleteMemberships(player.id, from.id);
       this.changes.store.deleteMembershipKind(player.id, to.id, true);
       this.changes.store.upsertMembership(player.id, to.id, { server: '', world: '', expiresAt: null });

@@ -4,6 +4,7 @@ import { EventBus } from '../../../src/events/bus';
 import type { SvcEvent } from '../../../src/events/catalogue';
 import type { Kernel } from '../../../src/kernel';
 import { createLogger } from '../../../src/log';
+import type { Author } from '../../../src/modules/perms/author';
 import { ExpirySweeper } from '../../../src/modules/perms/expiry';
 import perms0001 from '../../../src/modules/perms/migrations/0001_perms.sql' with { type: 'text' };
 import { PermsRuntime } from '../../../src/modules/perms/runtime';
@@ -19,6 +20,10 @@ import { expectApiError, UUID_A, UUID_B, UUID_C } from './builders';
  * The services over a real sqlite file, with a clock the tests move. The kernel is a stand-in
  * holding only what the module reads from it (the database and the event bus).
  */
+
+/** The controller's terminal, which is the operator; and a plugin's token, which is not. */
+const CONSOLE: Author = { actor: 'console', admin: true };
+const PLUGIN: Author = { actor: 'api:service', admin: false };
 
 const T0 = Date.parse('2026-06-01T12:00:00Z');
 const log = createLogger({ format: 'json', colored: false, stdout: { write: () => undefined } });
@@ -108,7 +113,7 @@ describe('bootstrap', () => {
   });
 
   test('a network that deleted Admin does not get it back on the next start', () => {
-    rt.groups.delete('Admin', 'console');
+    rt.groups.delete('Admin', CONSOLE);
     db.close();
     open();
     expect(rt.state.groups().map((g) => g.name)).toEqual(['Default']);
@@ -119,8 +124,8 @@ describe('reload', () => {
   // The group list (GET /groups) is served in this order: an edit must not move a group to
   // the end of it when a restart would list it in its place again.
   test('an edited group keeps its place in the list, as a restart loads it', () => {
-    rt.groups.create('VIP', false, 'console');
-    rt.groups.addPermission('Default', 'chat', {}, 'console');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.groups.addPermission('Default', 'chat', {}, CONSOLE);
     expect(rt.state.groups().map((g) => g.name)).toEqual(fromDisk().groups().map((g) => g.name));
     expect(rt.state.groups().map((g) => g.name)).toEqual(['Default', 'Admin', 'VIP']);
   });
@@ -128,37 +133,37 @@ describe('reload', () => {
 
 describe('group permissions', () => {
   test('a scoped grant replaces the unscoped row, and an unscoped one replaces every scoped row', () => {
-    rt.groups.addPermission('Default', 'Essentials.Fly', {}, 'console');
+    rt.groups.addPermission('Default', 'Essentials.Fly', {}, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'essentials.fly', ...unscoped }]);
-    rt.groups.addPermission('default', 'essentials.fly', { server: 'Lobby-1' }, 'console');
+    rt.groups.addPermission('default', 'essentials.fly', { server: 'Lobby-1' }, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'essentials.fly', server: 'Lobby-1', world: '', expiresAt: null }]);
-    rt.groups.addPermission('Default', 'essentials.fly', { world: 'nether', expiresAt: T0 + 60_000 }, 'console');
+    rt.groups.addPermission('Default', 'essentials.fly', { world: 'nether', expiresAt: T0 + 60_000 }, CONSOLE);
     expect(grantsOf('Default')).toEqual([
       { node: 'essentials.fly', server: 'Lobby-1', world: '', expiresAt: null },
       { node: 'essentials.fly', server: '', world: 'nether', expiresAt: T0 + 60_000 },
     ]);
     expectSurvivesReload();
-    rt.groups.addPermission('Default', 'essentials.fly', {}, 'console');
+    rt.groups.addPermission('Default', 'essentials.fly', {}, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'essentials.fly', ...unscoped }]);
     expectSurvivesReload();
   });
 
   test('an expiry-only grant replaces the unscoped row and the other way round', () => {
-    rt.groups.addPermission('Default', 'kit.daily', {}, 'console');
-    rt.groups.addPermission('Default', 'kit.daily', { expiresAt: T0 + 1000 }, 'console');
+    rt.groups.addPermission('Default', 'kit.daily', {}, CONSOLE);
+    rt.groups.addPermission('Default', 'kit.daily', { expiresAt: T0 + 1000 }, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'kit.daily', server: '', world: '', expiresAt: T0 + 1000 }]);
-    rt.groups.addPermission('Default', 'kit.daily', {}, 'console');
+    rt.groups.addPermission('Default', 'kit.daily', {}, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'kit.daily', ...unscoped }]);
     expectSurvivesReload();
   });
 
   test('re-adding the same server and world (any case) only updates the expiry', () => {
-    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1', expiresAt: T0 + 1000 }, 'console');
-    rt.groups.addPermission('Default', 'fly', { server: 'lobby-1', expiresAt: T0 + 5000 }, 'console');
+    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1', expiresAt: T0 + 1000 }, CONSOLE);
+    rt.groups.addPermission('Default', 'fly', { server: 'lobby-1', expiresAt: T0 + 5000 }, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'fly', server: 'Lobby-1', world: '', expiresAt: T0 + 5000 }]);
-    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, 'console');
+    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'fly', server: 'Lobby-1', world: '', expiresAt: null }]);
-    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, 'console');
+    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, CONSOLE);
     expect(grantsOf('Default')).toEqual([{ node: 'fly', server: 'Lobby-1', world: '', expiresAt: null }]);
     expectSurvivesReload();
   });
@@ -166,23 +171,23 @@ describe('group permissions', () => {
   test('a bad node, scope or group changes nothing', () => {
     const before = rt.state.groups();
     const eventsBefore = events.length;
-    expectApiError(() => rt.groups.addPermission('Default', 'a..b', {}, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.addPermission('Default', 'fly', { expiresAt: T0 }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.addPermission('Default', 'fly', { server: 'a b' }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.addPermission('Nope', 'fly', {}, 'console'), 'PERMISSION_GROUP_NOT_FOUND');
+    expectApiError(() => rt.groups.addPermission('Default', 'a..b', {}, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.addPermission('Default', 'fly', { expiresAt: T0 }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.addPermission('Default', 'fly', { server: 'a b' }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.addPermission('Nope', 'fly', {}, CONSOLE), 'PERMISSION_GROUP_NOT_FOUND');
     expect(rt.state.groups()).toEqual(before);
     expect(events.length).toBe(eventsBefore);
   });
 
   test('removing a node: every scope, or only the one named', () => {
-    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, 'console');
-    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-2' }, 'console');
-    expect(rt.groups.removePermission('Default', 'FLY', { server: 'LOBBY-2' }, 'console')).toBe(true);
+    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-1' }, CONSOLE);
+    rt.groups.addPermission('Default', 'fly', { server: 'Lobby-2' }, CONSOLE);
+    expect(rt.groups.removePermission('Default', 'FLY', { server: 'LOBBY-2' }, CONSOLE)).toBe(true);
     expect(grantsOf('Default')).toEqual([{ node: 'fly', server: 'Lobby-1', world: '', expiresAt: null }]);
-    expect(rt.groups.removePermission('Default', 'fly', undefined, 'console')).toBe(true);
+    expect(rt.groups.removePermission('Default', 'fly', undefined, CONSOLE)).toBe(true);
     expect(grantsOf('Default')).toEqual([]);
     const eventsBefore = events.length;
-    expect(rt.groups.removePermission('Default', 'fly', undefined, 'console')).toBe(false);
+    expect(rt.groups.removePermission('Default', 'fly', undefined, CONSOLE)).toBe(false);
     expect(events.length).toBe(eventsBefore);
     expectSurvivesReload();
   });
@@ -190,16 +195,16 @@ describe('group permissions', () => {
 
 describe('update (PUT)', () => {
   test('listed nodes keep their scopes, missing ones go, new ones come unscoped; parents and meta are replaced', () => {
-    rt.groups.create('VIP', false, 'console');
-    rt.groups.create('Staff', false, 'console');
-    rt.groups.addPermission('VIP', 'fly', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, 'console');
-    rt.groups.addPermission('VIP', 'fly', { world: 'nether' }, 'console');
-    rt.groups.addPermission('VIP', 'kit.vip', {}, 'console');
-    rt.groups.addPermission('VIP', 'old.node', { server: 'Lobby-2' }, 'console');
-    rt.groups.update('VIP', { parents: ['Default'], meta: { a: '1', b: '2' } }, 'console');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.groups.create('Staff', false, CONSOLE);
+    rt.groups.addPermission('VIP', 'fly', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, CONSOLE);
+    rt.groups.addPermission('VIP', 'fly', { world: 'nether' }, CONSOLE);
+    rt.groups.addPermission('VIP', 'kit.vip', {}, CONSOLE);
+    rt.groups.addPermission('VIP', 'old.node', { server: 'Lobby-2' }, CONSOLE);
+    rt.groups.update('VIP', { parents: ['Default'], meta: { a: '1', b: '2' } }, CONSOLE);
     events.length = 0;
 
-    const updated = rt.groups.update('vip', { permissions: ['FLY', 'kit.vip', 'New.Node', 'new.node'], parents: ['staff'], meta: { c: '3' }, prefix: '&6[VIP] ', weight: 10, priority: 5 }, 'api:admin');
+    const updated = rt.groups.update('vip', { permissions: ['FLY', 'kit.vip', 'New.Node', 'new.node'], parents: ['staff'], meta: { c: '3' }, prefix: '&6[VIP] ', weight: 10, priority: 5 }, { actor: 'api:admin', admin: true });
     expect(updated.grants).toEqual([
       { node: 'fly', server: 'Lobby-1', world: '', expiresAt: T0 + 60_000 },
       { node: 'fly', server: '', world: 'nether', expiresAt: null },
@@ -214,46 +219,46 @@ describe('update (PUT)', () => {
   });
 
   test('an empty permissions list removes every node; absent fields stay', () => {
-    rt.groups.addPermission('Admin', 'extra', {}, 'console');
-    const updated = rt.groups.update('Admin', { permissions: [] }, 'console');
+    rt.groups.addPermission('Admin', 'extra', {}, CONSOLE);
+    const updated = rt.groups.update('Admin', { permissions: [] }, CONSOLE);
     expect(updated.grants).toEqual([]);
     expect([updated.prefix, updated.priority, updated.weight]).toEqual(['&c[Admin] &7', 100, 100]);
     expectSurvivesReload();
   });
 
   test('cycles, unknown parents, invalid nodes and unsetting the default are refused and change nothing', () => {
-    for (const name of ['A', 'B', 'C']) rt.groups.create(name, false, 'console');
-    rt.groups.update('A', { parents: ['B'] }, 'console');
-    rt.groups.update('B', { parents: ['C'] }, 'console');
+    for (const name of ['A', 'B', 'C']) rt.groups.create(name, false, CONSOLE);
+    rt.groups.update('A', { parents: ['B'] }, CONSOLE);
+    rt.groups.update('B', { parents: ['C'] }, CONSOLE);
     const before = rt.state.groups();
     const eventsBefore = events.length;
-    expectApiError(() => rt.groups.update('B', { parents: ['A'] }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('C', { parents: ['a'] }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { parents: ['A'] }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { parents: ['Missing'] }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { permissions: ['ok', 'a*'], prefix: 'changed' }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { meta: { 'bad key': 'x' } }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { weight: 1.5 }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', { prefix: 'two\nlines' }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('Default', { default: false }, 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.update('A', {}, 'console'), 'NO_FIELDS_TO_UPDATE');
-    expectApiError(() => rt.groups.update('Missing', { weight: 1 }, 'console'), 'PERMISSION_GROUP_NOT_FOUND');
+    expectApiError(() => rt.groups.update('B', { parents: ['A'] }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('C', { parents: ['a'] }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { parents: ['A'] }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { parents: ['Missing'] }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { permissions: ['ok', 'a*'], prefix: 'changed' }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { meta: { 'bad key': 'x' } }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { weight: 1.5 }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', { prefix: 'two\nlines' }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('Default', { default: false }, CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.update('A', {}, CONSOLE), 'NO_FIELDS_TO_UPDATE');
+    expectApiError(() => rt.groups.update('Missing', { weight: 1 }, CONSOLE), 'PERMISSION_GROUP_NOT_FOUND');
     expect(rt.state.groups()).toEqual(before);
     expect(events.length).toBe(eventsBefore);
     // Parents that make no cycle, given twice, are kept once.
-    expect(rt.groups.update('C', { parents: ['Default', 'default'] }, 'console').parents).toEqual(['default']);
+    expect(rt.groups.update('C', { parents: ['Default', 'default'] }, CONSOLE).parents).toEqual(['default']);
     expectSurvivesReload();
   });
 
   test('making another group the default moves the mark; the old default can then be unset no more', () => {
-    rt.groups.create('VIP', false, 'console');
-    rt.groups.update('VIP', { default: true }, 'console');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.groups.update('VIP', { default: true }, CONSOLE);
     expect(rt.state.defaultGroup()?.name).toBe('VIP');
     expect(rt.state.group('Default').isDefault).toBe(false);
     expect(rt.state.groups().filter((g) => g.isDefault).map((g) => g.name)).toEqual(['VIP']);
-    expect(rt.groups.update('Default', { default: false }, 'console').isDefault).toBe(false);
+    expect(rt.groups.update('Default', { default: false }, CONSOLE).isDefault).toBe(false);
     expectSurvivesReload();
-    rt.groups.create('Newbie', true, 'console');
+    rt.groups.create('Newbie', true, CONSOLE);
     expect(rt.state.groups().filter((g) => g.isDefault).map((g) => g.name)).toEqual(['Newbie']);
     expectSurvivesReload();
   });
@@ -261,14 +266,14 @@ describe('update (PUT)', () => {
 
 describe('expiry', () => {
   test('the sweep deletes expired grants and memberships with their rows; after a reload they are gone, not permanent', () => {
-    rt.groups.create('VIP', false, 'console');
-    rt.groups.addPermission('VIP', 'fly', { expiresAt: T0 + 60_000 }, 'console');
-    rt.groups.addPermission('Default', 'kit.daily', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, 'console');
-    rt.groups.addPermission('Default', 'kit.weekly', { expiresAt: T0 + 120_000 }, 'console');
-    rt.groups.addPermission('Default', 'chat', {}, 'console');
-    rt.players.register(UUID_A, 'Alice', {}, 'api:service');
-    rt.players.addGroup(UUID_A, 'VIP', { expiresAt: T0 + 60_000 }, undefined, 'console');
-    rt.players.addGroup(UUID_B, 'Admin', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, 'Bob', 'console');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.groups.addPermission('VIP', 'fly', { expiresAt: T0 + 60_000 }, CONSOLE);
+    rt.groups.addPermission('Default', 'kit.daily', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, CONSOLE);
+    rt.groups.addPermission('Default', 'kit.weekly', { expiresAt: T0 + 120_000 }, CONSOLE);
+    rt.groups.addPermission('Default', 'chat', {}, CONSOLE);
+    rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
+    rt.players.addGroup(UUID_A, 'VIP', { expiresAt: T0 + 60_000 }, undefined, CONSOLE);
+    rt.players.addGroup(UUID_B, 'Admin', { server: 'Lobby-1', expiresAt: T0 + 60_000 }, 'Bob', CONSOLE);
     expect(rt.players.check(UUID_A, 'fly', {})).toBe(true);
     expect(rt.players.check(UUID_A, 'kit.daily', { server: 'Lobby-1' })).toBe(true);
 
@@ -326,7 +331,7 @@ describe('expiry', () => {
   });
 
   test('a sweep with nothing expired writes and announces nothing', () => {
-    rt.groups.addPermission('Default', 'fly', { expiresAt: T0 + 1000 }, 'console');
+    rt.groups.addPermission('Default', 'fly', { expiresAt: T0 + 1000 }, CONSOLE);
     const auditBefore = audit().length;
     events.length = 0;
     sweeper().sweep();
@@ -340,7 +345,7 @@ describe('expiry sweep without work', () => {
   // The sweep runs at least once a minute; with nothing expired it must not throw away every
   // player's cached answer (a network's worth of recomputation per minute).
   test('a sweep with nothing expired keeps the cached answers', () => {
-    rt.players.register(UUID_A, 'Alice', {}, 'api:service');
+    rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
     const cached = rt.state.resolution(UUID_A, {}, clock);
     expect(rt.state.resolution(UUID_A, {}, clock)).toBe(cached);
     sweeper().sweep();
@@ -350,17 +355,17 @@ describe('expiry sweep without work', () => {
 
 describe('deleting a group', () => {
   test("it leaves players' groups, other groups' parents and tracks; the default cannot be deleted", () => {
-    for (const name of ['VIP', 'Staff', 'Mod']) rt.groups.create(name, false, 'console');
-    rt.groups.update('Staff', { parents: ['VIP', 'Default'] }, 'console');
-    rt.groups.update('Mod', { parents: ['Staff'] }, 'console');
-    rt.players.register(UUID_A, 'Alice', {}, 'console');
-    rt.players.addGroup(UUID_A, 'VIP', { server: 'Lobby-1' }, undefined, 'console');
-    rt.players.addGroup(UUID_A, 'Staff', {}, undefined, 'console');
-    rt.players.addGroup(UUID_B, 'VIP', {}, 'Bob', 'console');
-    rt.tracks.create('ladder', ['Default', 'VIP', 'Staff'], 'console');
+    for (const name of ['VIP', 'Staff', 'Mod']) rt.groups.create(name, false, CONSOLE);
+    rt.groups.update('Staff', { parents: ['VIP', 'Default'] }, CONSOLE);
+    rt.groups.update('Mod', { parents: ['Staff'] }, CONSOLE);
+    rt.players.register(UUID_A, 'Alice', {}, CONSOLE);
+    rt.players.addGroup(UUID_A, 'VIP', { server: 'Lobby-1' }, undefined, CONSOLE);
+    rt.players.addGroup(UUID_A, 'Staff', {}, undefined, CONSOLE);
+    rt.players.addGroup(UUID_B, 'VIP', {}, 'Bob', CONSOLE);
+    rt.tracks.create('ladder', ['Default', 'VIP', 'Staff'], CONSOLE);
     events.length = 0;
 
-    rt.groups.delete('vip', 'console');
+    rt.groups.delete('vip', CONSOLE);
     expect(rt.state.findGroup('VIP')).toBeUndefined();
     expect(groupsOf(UUID_A)).toEqual(['default', 'staff']);
     expect(groupsOf(UUID_B)).toEqual([]);
@@ -370,66 +375,66 @@ describe('deleting a group', () => {
     expect(events.map((e) => [e.type, e.data])).toEqual([['PERMISSION_GROUP_DELETED', { group: 'VIP', moduleId: 'perms' }]]);
     expectSurvivesReload();
 
-    expectApiError(() => rt.groups.delete('Default', 'console'), 'VALIDATION_FAILED');
-    expectApiError(() => rt.groups.delete('VIP', 'console'), 'PERMISSION_GROUP_NOT_FOUND');
+    expectApiError(() => rt.groups.delete('Default', CONSOLE), 'VALIDATION_FAILED');
+    expectApiError(() => rt.groups.delete('VIP', CONSOLE), 'PERMISSION_GROUP_NOT_FOUND');
   });
 });
 
 describe('players', () => {
   test('register gives the default group to a new player only, and renames a known one without an event', () => {
-    const view = rt.players.register(UUID_A, 'Alice', {}, 'api:service');
+    const view = rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
     expect(view.name).toBe('Alice');
     expect(membershipsOf(UUID_A)).toEqual([{ group: 'default', ...unscoped }]);
     expect(events).toEqual([]);
 
-    expect(rt.players.removeGroup(UUID_A, 'Default', undefined, 'console')).toBe(true);
+    expect(rt.players.removeGroup(UUID_A, 'Default', undefined, CONSOLE)).toBe(true);
     events.length = 0;
-    rt.players.register(UUID_A, 'Alice2', {}, 'api:service');
+    rt.players.register(UUID_A, 'Alice2', {}, PLUGIN);
     expect(rt.state.player(UUID_A)?.name).toBe('Alice2');
     expect(membershipsOf(UUID_A)).toEqual([]);
     expect(events).toEqual([]);
 
     // Someone added to a group before their first join is not new on joining.
-    rt.players.addGroup(UUID_B, 'Admin', {}, undefined, 'console');
+    rt.players.addGroup(UUID_B, 'Admin', {}, undefined, CONSOLE);
     expect(rt.state.player(UUID_B)?.name).toBe('unknown');
-    rt.players.register(UUID_B, 'Bob', {}, 'api:service');
+    rt.players.register(UUID_B, 'Bob', {}, PLUGIN);
     expect(groupsOf(UUID_B)).toEqual(['admin']);
     expect(rt.state.player(UUID_B)?.name).toBe('Bob');
     expectSurvivesReload();
   });
 
   test('group memberships follow the same scope rules as grants', () => {
-    rt.groups.create('VIP', false, 'console');
-    rt.players.addGroup(UUID_A, 'VIP', {}, 'Alice', 'console');
-    rt.players.addGroup(UUID_A, 'vip', { server: 'Lobby-1', expiresAt: T0 + 5000 }, undefined, 'console');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.players.addGroup(UUID_A, 'VIP', {}, 'Alice', CONSOLE);
+    rt.players.addGroup(UUID_A, 'vip', { server: 'Lobby-1', expiresAt: T0 + 5000 }, undefined, CONSOLE);
     expect(membershipsOf(UUID_A)).toEqual([{ group: 'vip', server: 'Lobby-1', world: '', expiresAt: T0 + 5000 }]);
-    rt.players.addGroup(UUID_A, 'VIP', { server: 'LOBBY-1' }, undefined, 'console');
+    rt.players.addGroup(UUID_A, 'VIP', { server: 'LOBBY-1' }, undefined, CONSOLE);
     expect(membershipsOf(UUID_A)).toEqual([{ group: 'vip', server: 'Lobby-1', world: '', expiresAt: null }]);
-    rt.players.addGroup(UUID_A, 'VIP', {}, undefined, 'console');
+    rt.players.addGroup(UUID_A, 'VIP', {}, undefined, CONSOLE);
     expect(membershipsOf(UUID_A)).toEqual([{ group: 'vip', ...unscoped }]);
-    expectApiError(() => rt.players.addGroup(UUID_A, 'Nope', {}, undefined, 'console'), 'PERMISSION_GROUP_NOT_FOUND');
-    expectApiError(() => rt.players.removeGroup(UUID_C, 'VIP', undefined, 'console'), 'PLAYER_NOT_FOUND');
+    expectApiError(() => rt.players.addGroup(UUID_A, 'Nope', {}, undefined, CONSOLE), 'PERMISSION_GROUP_NOT_FOUND');
+    expectApiError(() => rt.players.removeGroup(UUID_C, 'VIP', undefined, CONSOLE), 'PLAYER_NOT_FOUND');
     expectSurvivesReload();
   });
 });
 
 describe('answers follow every change at once', () => {
   test('group edits, memberships and scopes show in the next check, for known and unknown players', () => {
-    rt.players.register(UUID_A, 'Alice', {}, 'api:service');
+    rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
     expect(rt.players.check(UUID_A, 'fly', {})).toBe(false);
     expect(rt.players.check(UUID_C, 'fly', {})).toBe(false);
-    rt.groups.addPermission('Default', 'fly', {}, 'console');
+    rt.groups.addPermission('Default', 'fly', {}, CONSOLE);
     expect(rt.players.check(UUID_A, 'fly', {})).toBe(true);
     expect(rt.players.check(UUID_C, 'fly', {})).toBe(true);
-    rt.groups.create('Muted', false, 'console');
-    rt.groups.update('Muted', { weight: 5, permissions: ['-fly'] }, 'console');
-    rt.players.addGroup(UUID_C, 'Muted', { server: 'Lobby-1' }, 'Carol', 'console');
+    rt.groups.create('Muted', false, CONSOLE);
+    rt.groups.update('Muted', { weight: 5, permissions: ['-fly'] }, CONSOLE);
+    rt.players.addGroup(UUID_C, 'Muted', { server: 'Lobby-1' }, 'Carol', CONSOLE);
     expect(rt.players.check(UUID_C, 'fly', {})).toBe(true);
     expect(rt.players.check(UUID_C, 'fly', { server: 'lobby-1' })).toBe(false);
     expect(rt.players.effective(UUID_C, { server: 'Lobby-1' })).toEqual(['-fly']);
-    expect(rt.players.removeGroup(UUID_C, 'Muted', { server: 'Lobby-1' }, 'console')).toBe(true);
+    expect(rt.players.removeGroup(UUID_C, 'Muted', { server: 'Lobby-1' }, CONSOLE)).toBe(true);
     expect(rt.players.check(UUID_C, 'fly', { server: 'Lobby-1' })).toBe(true);
-    rt.groups.update('Default', { permissions: [] }, 'console');
+    rt.groups.update('Default', { permissions: [] }, CONSOLE);
     expect(rt.players.check(UUID_A, 'fly', {})).toBe(false);
     expect(rt.players.debug(UUID_A, 'fly', {})).toEqual({ allowed: false, reason: "Denied — no permission node answers 'fly'", chain: [] });
   });
@@ -444,19 +449,19 @@ describe('tracks', () => {
   };
 
   beforeEach(() => {
-    rt.groups.create('VIP', false, 'console');
-    rt.groups.create('Staff', false, 'console');
-    rt.groups.create('Builder', false, 'console');
-    rt.tracks.create('Ladder', ['Default', 'VIP', 'Staff'], 'console');
-    rt.players.register(UUID_A, 'Alice', {}, 'api:service');
+    rt.groups.create('VIP', false, CONSOLE);
+    rt.groups.create('Staff', false, CONSOLE);
+    rt.groups.create('Builder', false, CONSOLE);
+    rt.tracks.create('Ladder', ['Default', 'VIP', 'Staff'], CONSOLE);
+    rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
     events.length = 0;
   });
 
   test('promote and demote swap exactly one group and name the previous one', () => {
-    rt.players.addGroup(UUID_A, 'Builder', {}, undefined, 'console');
+    rt.players.addGroup(UUID_A, 'Builder', {}, undefined, CONSOLE);
     events.length = 0;
     let m = members();
-    expect(rt.tracks.promote('ladder', UUID_A, 'console')).toEqual({ success: true, previousGroup: 'Default', newGroup: 'VIP', message: 'Alice promoted on Ladder: Default → VIP' });
+    expect(rt.tracks.promote('ladder', UUID_A, CONSOLE)).toEqual({ success: true, previousGroup: 'Default', newGroup: 'VIP', message: 'Alice promoted on Ladder: Default → VIP' });
     expect(swapped(m.before)).toEqual({ left: ['default'], joined: ['vip'] });
     expect(events.map((e) => [e.type, e.data, e.actor])).toEqual([
       ['PLAYER_PROMOTED', { uuid: UUID_A, player: 'Alice', track: 'Ladder', newGroup: 'VIP', moduleId: 'perms' }, 'console'],
@@ -464,22 +469,22 @@ describe('tracks', () => {
     ]);
 
     m = members();
-    expect(rt.tracks.promote('Ladder', UUID_A, 'console')).toMatchObject({ success: true, previousGroup: 'VIP', newGroup: 'Staff' });
+    expect(rt.tracks.promote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: true, previousGroup: 'VIP', newGroup: 'Staff' });
     expect(swapped(m.before)).toEqual({ left: ['vip'], joined: ['staff'] });
 
     m = members();
     events.length = 0;
-    expect(rt.tracks.promote('Ladder', UUID_A, 'console')).toEqual({ success: false, previousGroup: 'Staff', newGroup: null, message: 'Alice is already at the top of Ladder' });
+    expect(rt.tracks.promote('Ladder', UUID_A, CONSOLE)).toEqual({ success: false, previousGroup: 'Staff', newGroup: null, message: 'Alice is already at the top of Ladder' });
     expect(swapped(m.before)).toEqual({ left: [], joined: [] });
     expect(events).toEqual([]);
 
     m = members();
-    expect(rt.tracks.demote('Ladder', UUID_A, 'console')).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
+    expect(rt.tracks.demote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
     expect(swapped(m.before)).toEqual({ left: ['staff'], joined: ['vip'] });
     expect(events.map((e) => e.type)).toEqual(['PLAYER_DEMOTED', 'PLAYER_PERMISSIONS_UPDATED']);
 
-    rt.tracks.demote('Ladder', UUID_A, 'console');
-    expect(rt.tracks.demote('Ladder', UUID_A, 'console')).toMatchObject({ success: false, previousGroup: 'Default', newGroup: null });
+    rt.tracks.demote('Ladder', UUID_A, CONSOLE);
+    expect(rt.tracks.demote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: false, previousGroup: 'Default', newGroup: null });
     expect(groupsOf(UUID_A).sort()).toEqual(['builder', 'default']);
     expect(audit().filter((r) => r.action.startsWith('user.')).map((r) => [r.action, r.details]).slice(0, 2)).toEqual([
       ['user.demote', 'Ladder: VIP → Default'],
@@ -489,27 +494,27 @@ describe('tracks', () => {
   });
 
   test('a player holding two track groups moves from the highest; the lower one stays', () => {
-    rt.players.addGroup(UUID_A, 'Staff', {}, undefined, 'console');
-    expect(rt.tracks.promote('Ladder', UUID_A, 'console')).toMatchObject({ success: false, previousGroup: 'Staff' });
+    rt.players.addGroup(UUID_A, 'Staff', {}, undefined, CONSOLE);
+    expect(rt.tracks.promote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: false, previousGroup: 'Staff' });
     const m = members();
-    expect(rt.tracks.demote('Ladder', UUID_A, 'console')).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
+    expect(rt.tracks.demote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
     expect(swapped(m.before)).toEqual({ left: ['staff'], joined: ['vip'] });
     expect(groupsOf(UUID_A)).toContain('default');
   });
 
   test('off the track: promote gives the bottom group with no previous one, demote is refused', () => {
-    rt.players.removeGroup(UUID_A, 'Default', undefined, 'console');
-    expect(rt.tracks.demote('Ladder', UUID_A, 'console')).toEqual({ success: false, previousGroup: null, newGroup: null, message: 'Alice holds no group of Ladder' });
-    expect(rt.tracks.promote('Ladder', UUID_A, 'console')).toMatchObject({ success: true, previousGroup: null, newGroup: 'Default' });
+    rt.players.removeGroup(UUID_A, 'Default', undefined, CONSOLE);
+    expect(rt.tracks.demote('Ladder', UUID_A, CONSOLE)).toEqual({ success: false, previousGroup: null, newGroup: null, message: 'Alice holds no group of Ladder' });
+    expect(rt.tracks.promote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: true, previousGroup: null, newGroup: 'Default' });
     expect(groupsOf(UUID_A)).toEqual(['default']);
   });
 
   test('every scope of the group left goes; the group joined is held unscoped', () => {
-    rt.players.addGroup(UUID_A, 'VIP', { server: 'Lobby-1' }, undefined, 'console');
-    rt.players.addGroup(UUID_A, 'VIP', { world: 'nether', expiresAt: T0 + 1000 }, undefined, 'console');
-    rt.players.addGroup(UUID_A, 'Staff', { server: 'Lobby-2' }, undefined, 'console');
+    rt.players.addGroup(UUID_A, 'VIP', { server: 'Lobby-1' }, undefined, CONSOLE);
+    rt.players.addGroup(UUID_A, 'VIP', { world: 'nether', expiresAt: T0 + 1000 }, undefined, CONSOLE);
+    rt.players.addGroup(UUID_A, 'Staff', { server: 'Lobby-2' }, undefined, CONSOLE);
     // Staff (scoped) is the highest: demote to VIP.
-    expect(rt.tracks.demote('Ladder', UUID_A, 'console')).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
+    expect(rt.tracks.demote('Ladder', UUID_A, CONSOLE)).toMatchObject({ success: true, previousGroup: 'Staff', newGroup: 'VIP' });
     expect(membershipsOf(UUID_A)).toEqual([
       { group: 'default', ...unscoped },
       { group: 'vip', ...unscoped },
@@ -518,8 +523,8 @@ describe('tracks', () => {
   });
 
   test('an unknown player or track is refused', () => {
-    expectApiError(() => rt.tracks.promote('Ladder', UUID_C, 'console'), 'PLAYER_NOT_FOUND');
-    expectApiError(() => rt.tracks.demote('Nope', UUID_A, 'console'), 'PERMISSION_TRACK_NOT_FOUND');
+    expectApiError(() => rt.tracks.promote('Ladder', UUID_C, CONSOLE), 'PLAYER_NOT_FOUND');
+    expectApiError(() => rt.tracks.demote('Nope', UUID_A, CONSOLE), 'PERMISSION_TRACK_NOT_FOUND');
   });
 });
 
@@ -527,9 +532,9 @@ describe('bulk', () => {
   const itemError = /^[^:]+: .+$/;
 
   test('one node to many groups: the unknown ones are listed as "item: why", the rest done', () => {
-    rt.groups.create('VIP', false, 'console');
+    rt.groups.create('VIP', false, CONSOLE);
     events.length = 0;
-    const result = rt.bulk.addPermission(['Default', 'nope', 'vip', 'Also-Nope'], 'Bulk.Node', { server: 'Lobby-1' }, 'console');
+    const result = rt.bulk.addPermission(['Default', 'nope', 'vip', 'Also-Nope'], 'Bulk.Node', { server: 'Lobby-1' }, CONSOLE);
     expect(result).toEqual({ success: false, processed: 2, failed: 2, errors: ['nope: no permission group by that name', 'Also-Nope: no permission group by that name'] });
     for (const error of result.errors) expect(error).toMatch(itemError);
     expect(grantsOf('Default', 'bulk.node')).toEqual([{ node: 'bulk.node', server: 'Lobby-1', world: '', expiresAt: null }]);
@@ -537,16 +542,16 @@ describe('bulk', () => {
     expect(events.map((e) => e.data.group).sort()).toEqual(['Default', 'VIP']);
     expect(audit()[0]).toMatchObject({ action: 'bulk.addperm', details: 'bulk.node server=Lobby-1' });
 
-    expect(rt.bulk.addPermission(['Default', 'VIP'], 'bulk.node', {}, 'console')).toEqual({ success: true, processed: 2, failed: 0, errors: [] });
+    expect(rt.bulk.addPermission(['Default', 'VIP'], 'bulk.node', {}, CONSOLE)).toEqual({ success: true, processed: 2, failed: 0, errors: [] });
     expect(grantsOf('Default', 'bulk.node')).toEqual([{ node: 'bulk.node', ...unscoped }]);
-    expectApiError(() => rt.bulk.addPermission(['Default'], 'bad node', {}, 'console'), 'VALIDATION_FAILED');
+    expectApiError(() => rt.bulk.addPermission(['Default'], 'bad node', {}, CONSOLE), 'VALIDATION_FAILED');
     expectSurvivesReload();
   });
 
   test('one group to many players: bad uuids are listed, unknown players are stored', () => {
-    rt.players.register(UUID_A, 'Alice', {}, 'api:service');
+    rt.players.register(UUID_A, 'Alice', {}, PLUGIN);
     events.length = 0;
-    const result = rt.bulk.addGroup([UUID_A, 'not-a-uuid', UUID_B.toUpperCase(), UUID_B, ''], 'Admin', {}, 'console');
+    const result = rt.bulk.addGroup([UUID_A, 'not-a-uuid', UUID_B.toUpperCase(), UUID_B, ''], 'Admin', {}, CONSOLE);
     expect(result).toEqual({ success: false, processed: 2, failed: 2, errors: ['not-a-uuid: not a UUID', ': not a UUID'] });
     expect(result.errors[0]).toMatch(itemError);
     expect(groupsOf(UUID_A)).toEqual(['default', 'admin']);
@@ -557,7 +562,7 @@ describe('bulk', () => {
       ['PLAYER_PERMISSIONS_UPDATED', UUID_B, 'unknown'],
     ]);
     expect(rt.players.check(UUID_B, 'anything.at.all', {})).toBe(true);
-    expectApiError(() => rt.bulk.addGroup([UUID_C], 'Nope', {}, 'console'), 'PERMISSION_GROUP_NOT_FOUND');
+    expectApiError(() => rt.bulk.addGroup([UUID_C], 'Nope', {}, CONSOLE), 'PERMISSION_GROUP_NOT_FOUND');
     expect(rt.state.player(UUID_C)).toBeUndefined();
     expectSurvivesReload();
   });

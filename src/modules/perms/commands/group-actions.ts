@@ -1,6 +1,6 @@
 import { expectArgs } from '../../../core/commands/args';
 import { CommandFailure, UsageError, type CommandOutput } from '../../../core/commands/command';
-import type { Actor } from '../../../events/catalogue';
+import type { Author } from '../author';
 import type { PermsRuntime } from '../runtime';
 import { normalizeNode } from '../nodes';
 import { describeScope } from '../scope';
@@ -33,7 +33,7 @@ export const GROUP_USAGE = U.all;
  * `perms group …`: every change goes through the group service with the caller as actor, so the
  * checks (names, nodes, cycles), the events and the module audit are those of the API.
  */
-export function groupAction(runtime: PermsRuntime, words: string[], out: CommandOutput, actor: Actor): void {
+export function groupAction(runtime: PermsRuntime, words: string[], out: CommandOutput, by: Author): void {
   const { groups, state } = runtime;
   const [action, ...rest] = words;
   if (action === undefined) throw new UsageError(U.all, 'missing action');
@@ -54,20 +54,20 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
     case 'create': {
       const [name, flag] = expectArgs({ usage: U.create }, rest, 1, 2);
       if (flag !== undefined && flag.toLowerCase() !== 'default') throw new UsageError(U.create, `"${flag}" is not "default"`);
-      const group = groups.create(name!, flag !== undefined, actor);
+      const group = groups.create(name!, flag !== undefined, by);
       return out.success(`created permission group ${group.name}${group.isDefault ? ' (the default group now)' : ''}`);
     }
     case 'delete': {
       const [name] = expectArgs({ usage: U.delete }, rest, 1);
       const group = state.group(name!);
-      groups.delete(group.name, actor);
+      groups.delete(group.name, by);
       return out.success(`deleted permission group ${group.name}`);
     }
     case 'addperm': {
       const { positional, options } = splitOptions(U.addperm, rest, ['server', 'world', 'expires']);
       const [name, node] = expectArgs({ usage: U.addperm }, positional, 2);
       const expiresAt = expiryOf(U.addperm, options.expires, runtime.changes.now());
-      groups.addPermission(name!, node!, { server: options.server, world: options.world, expiresAt }, actor);
+      groups.addPermission(name!, node!, { server: options.server, world: options.world, expiresAt }, by);
       const group = state.group(name!);
       const stored = normalizeNode(node!);
       const row = group.grants.find((g) => g.node === stored && g.server.toLowerCase() === (options.server ?? '').toLowerCase() && g.world.toLowerCase() === (options.world ?? '').toLowerCase());
@@ -76,7 +76,7 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
     case 'removeperm': {
       const { positional, options } = splitOptions(U.removeperm, rest, ['server', 'world']);
       const [name, node] = expectArgs({ usage: U.removeperm }, positional, 2);
-      const removed = groups.removePermission(name!, node!, { server: options.server, world: options.world }, actor);
+      const removed = groups.removePermission(name!, node!, { server: options.server, world: options.world }, by);
       const group = state.group(name!);
       const where = describeScope({ server: options.server ?? '', world: options.world ?? '', expiresAt: null });
       const at = where ? ` at ${where}` : '';
@@ -87,7 +87,7 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
       const [name] = expectArgs({ usage: U.setdefault }, rest, 1);
       const group = state.group(name!);
       if (group.isDefault) return out.info(`${group.name} is already the default group`);
-      groups.update(group.name, { default: true }, actor);
+      groups.update(group.name, { default: true }, by);
       return out.success(`${group.name} is now the default group`);
     }
     case 'addparent':
@@ -100,11 +100,11 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
       if (adding) {
         if (has) return out.info(`${group.name} already inherits from ${parent.name}`);
         // The new full list goes through update, which refuses unknown parents and cycles.
-        const updated = groups.update(group.name, { parents: [...group.parents.map(nameOf), parentName!] }, actor);
+        const updated = groups.update(group.name, { parents: [...group.parents.map(nameOf), parentName!] }, by);
         return out.success(`${updated.name} now inherits from ${listOrNone(groupNames(state, updated.parents))}`);
       }
       if (!has) throw new CommandFailure(`${group.name} does not inherit from ${parent?.name ?? parentName}`);
-      const updated = groups.update(group.name, { parents: group.parents.filter((k) => k !== parent.key).map(nameOf) }, actor);
+      const updated = groups.update(group.name, { parents: group.parents.filter((k) => k !== parent.key).map(nameOf) }, by);
       return out.success(`${updated.name} now inherits from ${listOrNone(groupNames(state, updated.parents))}`);
     }
     case 'setprefix':
@@ -113,7 +113,7 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
       const usage = field === 'prefix' ? U.setprefix : U.setsuffix;
       const [name, ...text] = rest;
       if (name === undefined || text.length === 0) throw new UsageError(usage, rest.length === 0 ? 'missing arguments' : `missing the ${field} (give "" to clear it)`);
-      const updated = groups.update(name, field === 'prefix' ? { prefix: freeText(text) } : { suffix: freeText(text) }, actor);
+      const updated = groups.update(name, field === 'prefix' ? { prefix: freeText(text) } : { suffix: freeText(text) }, by);
       return out.success(`${field} of ${updated.name} is now ${quoted(updated[field])}`);
     }
     case 'setpriority':
@@ -122,11 +122,11 @@ export function groupAction(runtime: PermsRuntime, words: string[], out: Command
       const usage = field === 'priority' ? U.setpriority : U.setweight;
       const [name, number] = expectArgs({ usage }, rest, 2);
       const value = wholeNumber(usage, number!);
-      const updated = groups.update(name!, field === 'priority' ? { priority: value } : { weight: value }, actor);
+      const updated = groups.update(name!, field === 'priority' ? { priority: value } : { weight: value }, by);
       return out.success(`${field} of ${updated.name} is now ${updated[field]}`);
     }
     case 'meta':
-      return groupMeta(runtime, rest, out, actor);
+      return groupMeta(runtime, rest, out, by);
     default:
       throw new UsageError(U.all, `unknown action "${action}"`);
   }
@@ -145,7 +145,7 @@ function showGroup(runtime: PermsRuntime, group: Group, out: CommandOutput): voi
   for (const [key, value] of meta) out.item(`${key} = ${quoted(value)}`);
 }
 
-function groupMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, actor: Actor): void {
+function groupMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, by: Author): void {
   const { groups, state } = runtime;
   const [name, op, key, ...value] = words;
   if (name === undefined || op === undefined) throw new UsageError(U.meta, 'missing arguments');
@@ -161,12 +161,12 @@ function groupMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, a
     case 'set': {
       if (key === undefined || value.length === 0) throw new UsageError(U.meta, 'missing the key or the value');
       const text = freeText(value);
-      groups.setMeta(name, key, text, actor);
+      groups.setMeta(name, key, text, by);
       return out.success(`meta ${key} of ${state.group(name).name} is now ${quoted(text)}`);
     }
     case 'remove': {
       expectArgs({ usage: U.meta }, words, 3);
-      const removed = groups.removeMeta(name, key!, actor);
+      const removed = groups.removeMeta(name, key!, by);
       const group = state.group(name);
       return removed ? out.success(`removed meta ${key} from ${group.name}`) : out.info(`${group.name} has no meta ${key}; nothing changed`);
     }

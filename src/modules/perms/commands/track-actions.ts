@@ -1,6 +1,6 @@
 import { expectArgs } from '../../../core/commands/args';
 import { UsageError, type CommandOutput } from '../../../core/commands/command';
-import type { Actor } from '../../../events/catalogue';
+import type { Author } from '../author';
 import type { PermsRuntime } from '../runtime';
 import { groupNames } from './format';
 
@@ -16,7 +16,7 @@ const U = {
 export const TRACK_USAGE = U.all;
 
 /** `perms track …`: ladders of groups, lowest rank first, through the track service. */
-export function trackAction(runtime: PermsRuntime, words: string[], out: CommandOutput, actor: Actor): void {
+export function trackAction(runtime: PermsRuntime, words: string[], out: CommandOutput, by: Author): void {
   const { tracks, state } = runtime;
   const [action, ...rest] = words;
   if (action === undefined) throw new UsageError(U.all, 'missing action');
@@ -39,13 +39,13 @@ export function trackAction(runtime: PermsRuntime, words: string[], out: Command
       // Groups may be one comma list or several words ("a,b c" is a, b, c).
       const [name, ...lists] = expectArgs({ usage: U.create }, rest, 2, Infinity);
       const groups = lists.flatMap((w) => w.split(',')).map((g) => g.trim()).filter(Boolean);
-      const track = tracks.create(name!, groups, actor);
+      const track = tracks.create(name!, groups, by);
       return out.success(`created track ${track.name}: ${groupNames(state, track.groups).join(' → ')}`);
     }
     case 'delete': {
       const [name] = expectArgs({ usage: U.delete }, rest, 1);
       const track = state.track(name!);
-      tracks.delete(track.name, actor);
+      tracks.delete(track.name, by);
       return out.success(`deleted track ${track.name}`);
     }
     default:

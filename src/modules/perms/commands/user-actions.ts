@@ -1,6 +1,6 @@
 import { expectArgs } from '../../../core/commands/args';
 import { CommandFailure, UsageError, type CommandOutput } from '../../../core/commands/command';
-import type { Actor } from '../../../events/catalogue';
+import type { Author } from '../author';
 import { checkedNode } from '../groups-service';
 import type { ChainStep } from '../resolve';
 import type { PermsRuntime } from '../runtime';
@@ -37,7 +37,7 @@ const atWhere = (where: Where) => {
  * `perms user …`: a player is named by uuid (any spelling) or by a name the module has stored.
  * Changes go through the player and track services with the caller as actor.
  */
-export function userAction(runtime: PermsRuntime, words: string[], out: CommandOutput, actor: Actor): void {
+export function userAction(runtime: PermsRuntime, words: string[], out: CommandOutput, by: Author): void {
   const { players, tracks, state } = runtime;
   const [action, ...rest] = words;
   if (action === undefined) throw new UsageError(U.all, 'missing action');
@@ -93,7 +93,7 @@ export function userAction(runtime: PermsRuntime, words: string[], out: CommandO
       const [word, groupName] = expectArgs({ usage: U.addgroup }, positional, 2);
       const { uuid, name } = findPlayer(state, word!);
       const expiresAt = expiryOf(U.addgroup, options.expires, runtime.changes.now());
-      players.addGroup(uuid, groupName!, { server: options.server, world: options.world, expiresAt }, name, actor);
+      players.addGroup(uuid, groupName!, { server: options.server, world: options.world, expiresAt }, name, by);
       const group = state.group(groupName!);
       const server = (options.server ?? '').toLowerCase();
       const world = (options.world ?? '').toLowerCase();
@@ -105,7 +105,7 @@ export function userAction(runtime: PermsRuntime, words: string[], out: CommandO
       const [word, groupName] = expectArgs({ usage: U.removegroup }, positional, 2);
       const { uuid } = findPlayer(state, word!);
       const where = whereOf(options);
-      const removed = players.removeGroup(uuid, groupName!, where, actor);
+      const removed = players.removeGroup(uuid, groupName!, where, by);
       const group = state.group(groupName!);
       return removed ? out.success(`${label(uuid)} left ${group.name}${atWhere(where)}`) : out.info(`${label(uuid)} was not in ${group.name}${atWhere(where)}; nothing changed`);
     }
@@ -114,12 +114,12 @@ export function userAction(runtime: PermsRuntime, words: string[], out: CommandO
       const up = action.toLowerCase() === 'promote';
       const [word, track] = expectArgs({ usage: up ? U.promote : U.demote }, splitOptions(up ? U.promote : U.demote, rest, []).positional, 2);
       const { uuid } = findPlayer(state, word!);
-      const result = up ? tracks.promote(track!, uuid, actor) : tracks.demote(track!, uuid, actor);
+      const result = up ? tracks.promote(track!, uuid, by) : tracks.demote(track!, uuid, by);
       if (!result.success) throw new CommandFailure(result.message);
       return out.success(result.message);
     }
     case 'meta':
-      return userMeta(runtime, rest, out, actor);
+      return userMeta(runtime, rest, out, by);
     default:
       throw new UsageError(U.all, `unknown action "${action}"`);
   }
@@ -132,7 +132,7 @@ function chainLine(step: ChainStep): string {
   return `${step.decisive ? '→' : ' '} ${step.source}: ${step.permission} (${step.type}, weight ${step.weight}${through})${scope ? ` [${scope}]` : ''}`;
 }
 
-function userMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, actor: Actor): void {
+function userMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, by: Author): void {
   const { players, state } = runtime;
   const [word, op, key, ...value] = words;
   if (word === undefined || op === undefined) throw new UsageError(U.meta, 'missing arguments');
@@ -149,12 +149,12 @@ function userMeta(runtime: PermsRuntime, words: string[], out: CommandOutput, ac
     case 'set': {
       if (key === undefined || value.length === 0) throw new UsageError(U.meta, 'missing the key or the value');
       const text = freeText(value);
-      players.setMeta(uuid, key, text, actor);
+      players.setMeta(uuid, key, text, by);
       return out.success(`meta ${key} of ${label} is now ${quoted(text)}`);
     }
     case 'remove': {
       expectArgs({ usage: U.meta }, words, 3);
-      return players.removeMeta(uuid, key!, actor) ? out.success(`removed meta ${key} from ${label}`) : out.info(`${label} has no meta ${key}; nothing changed`);
+      return players.removeMeta(uuid, key!, by) ? out.success(`removed meta ${key} from ${label}`) : out.info(`${label} has no meta ${key}; nothing changed`);
     }
     default:
       throw new UsageError(U.meta, `unknown meta action "${op}"`);

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../../../http/route';
 import { AUDIT_LIMIT, auditPage } from '../audit';
 import { AuditPageSchema, AuditQuery, BulkMembershipBody, BulkPermissionBody, BulkResultSchema } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { checkNodeField, MANAGE, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
+import { ADMIN_GRANTS, authorOf, checkNodeField, MANAGE, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
 
 /** Many groups or players in one request, and the module's audit log. */
 export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
@@ -17,10 +17,10 @@ export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
       tag: TAG,
       summary:
         'Give one node (optionally scoped, optionally expiring) to many groups in one transaction: {success, processed, failed, errors: ["group: why"]}; unknown groups are listed, the rest are done. ' +
-        'Publishes PERMISSION_GROUP_UPDATED per group',
+        'Publishes PERMISSION_GROUP_UPDATED per group' + ADMIN_GRANTS,
       body: BulkPermissionBody,
       response: { 200: BulkResultSchema, ...Refusals },
-      handler: ({ body, actor }) => bulk.addPermission(body.groups, checkNodeField('permission', body.permission), body, actor),
+      handler: ({ body, actor, principal }) => bulk.addPermission(body.groups, checkNodeField('permission', body.permission), body, authorOf(actor, principal)),
     }),
     defineRoute({
       method: 'POST',
@@ -30,10 +30,10 @@ export function bulkAuditRoutes(runtime: PermsRuntime): AnyRoute[] {
       tag: TAG,
       summary:
         'Put many players (UUIDs; unseen ones are stored as "unknown") in one group in one transaction: {success, processed, failed, errors: ["uuid: why"]}; malformed UUIDs are listed, the rest are done. ' +
-        'Publishes PLAYER_PERMISSIONS_UPDATED per player (404 PERMISSION_GROUP_NOT_FOUND)',
+        'Publishes PLAYER_PERMISSIONS_UPDATED per player (404 PERMISSION_GROUP_NOT_FOUND)' + ADMIN_GRANTS,
       body: BulkMembershipBody,
       response: { 200: BulkResultSchema, ...WithNotFound },
-      handler: ({ body, actor }) => bulk.addGroup(body.players, body.group, body, actor),
+      handler: ({ body, actor, principal }) => bulk.addGroup(body.players, body.group, body, authorOf(actor, principal)),
     }),
     defineRoute({
       method: 'GET',

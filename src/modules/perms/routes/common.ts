@@ -1,6 +1,9 @@
 import { normalizeUuid } from '../../../core/players/uuid';
 import { ApiError } from '../../../errors';
+import type { Actor } from '../../../events/catalogue';
+import { holdsAdmin, type Principal } from '../../../http/auth';
 import { ErrorBodySchema } from '../../../http/schemas';
+import type { Author } from '../author';
 import { nodeProblem, normalizeNode } from '../nodes';
 import type { Where } from '../types';
 
@@ -13,6 +16,14 @@ const Err = ErrorBodySchema;
 /** Statuses every route can answer besides its own: validation and auth. */
 export const Refusals = { 400: Err, 401: Err, 403: Err } as const;
 export const WithNotFound = { ...Refusals, 404: Err } as const;
+
+/** Said by every route that can hand out admin (escalation.ts). */
+export const ADMIN_GRANTS =
+  '. Handing out admin (a node passing svc.dashboard.admin: *, svc.*, svc.dashboard.*, svc.dashboard.admin; a group holding one, directly or through parents; ' +
+  'lifting a negation that held someone back) needs an admin token or an admin dashboard session: 403 FORBIDDEN otherwise';
+
+/** The caller as the services take it: the actor, and whether they may hand out admin. */
+export const authorOf = (actor: Actor, principal: Principal | null): Author => ({ actor, admin: holdsAdmin(principal) });
 
 /** The params pattern already holds; this gives the one spelling the tables use. */
 export const uuidOf = (raw: string): string => normalizeUuid(raw)!;

@@ -2,7 +2,7 @@ import { OkSchema } from '../../../http/schemas';
 import { defineRoute, type AnyRoute } from '../../../http/route';
 import { AddPermissionBody, GroupMetaParams, GroupParams, MetaBody, MetaSchema, RemovePermissionBody } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { checkNodeField, MANAGE, ok, PREFIX, scopeWords, TAG, VIEW, WithNotFound } from './common';
+import { ADMIN_GRANTS, authorOf, checkNodeField, MANAGE, ok, PREFIX, scopeWords, TAG, VIEW, WithNotFound } from './common';
 
 /** A group's nodes (with server, world and expiry) and its meta. */
 export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
@@ -16,13 +16,13 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
       tag: TAG,
       summary:
         'Give a group a node, optionally only on a server or world, optionally until expiresAt (ISO-8601, in the future). Unscoped replaces the node’s scoped rows and scoped replaces ' +
-        'the unscoped one; the same server and world again only sets the new expiry. Publishes PERMISSION_GROUP_UPDATED',
+        'the unscoped one; the same server and world again only sets the new expiry. Publishes PERMISSION_GROUP_UPDATED' + ADMIN_GRANTS,
       params: GroupParams,
       body: AddPermissionBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         const node = checkNodeField('permission', body.permission);
-        groups.addPermission(params.name, node, body, actor);
+        groups.addPermission(params.name, node, body, authorOf(actor, principal));
         return ok(`added ${node} to ${state.group(params.name).name}${scopeWords(body)}`);
       },
     }),
@@ -37,9 +37,9 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
       params: GroupParams,
       body: RemovePermissionBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         const node = checkNodeField('permission', body.permission);
-        const removed = groups.removePermission(params.name, node, body, actor);
+        const removed = groups.removePermission(params.name, node, body, authorOf(actor, principal));
         const name = state.group(params.name).name;
         const where = scopeWords(body);
         return ok(removed ? `removed ${node} from ${name}${where}` : `${name} does not hold ${node}${where}; nothing was removed`);
@@ -66,8 +66,8 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
       params: GroupParams,
       body: MetaBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
-        groups.setMeta(params.name, body.key, body.value, actor);
+      handler: ({ params, body, actor, principal }) => {
+        groups.setMeta(params.name, body.key, body.value, authorOf(actor, principal));
         return ok(`set meta ${body.key} of ${state.group(params.name).name}`);
       },
     }),
@@ -80,8 +80,8 @@ export function groupNodeRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Remove one meta key of a group (absent: still 200, saying nothing was removed)',
       params: GroupMetaParams,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, actor }) => {
-        const removed = groups.removeMeta(params.name, params.key, actor);
+      handler: ({ params, actor, principal }) => {
+        const removed = groups.removeMeta(params.name, params.key, authorOf(actor, principal));
         const name = state.group(params.name).name;
         return ok(removed ? `removed meta ${params.key} from ${name}` : `${name} has no meta ${params.key}; nothing was removed`);
       },

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../../../http/route';
 import { CreateGroupBody, GroupListSchema, GroupParams, GroupPatchBody, GroupSchema, GroupUpdatedSchema } from '../model';
 import type { PermsRuntime } from '../runtime';
 import { groupView } from '../views';
-import { checkNodeField, MANAGE, ok, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
+import { ADMIN_GRANTS, authorOf, checkNodeField, MANAGE, ok, PREFIX, Refusals, TAG, VIEW, WithNotFound } from './common';
 
 /** Groups themselves: list, read, create, edit (the dashboard's group editor), delete. */
 export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
@@ -43,8 +43,8 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Create a permission group; 201, 409 GROUP_ALREADY_EXISTS; publishes PERMISSION_GROUP_CREATED',
       body: CreateGroupBody,
       response: { 201: OkSchema, ...Refusals, 409: ErrorBodySchema },
-      handler: ({ body, actor, set }) => {
-        const group = groups.create(body.name, body.default ?? false, actor);
+      handler: ({ body, actor, principal, set }) => {
+        const group = groups.create(body.name, body.default ?? false, authorOf(actor, principal));
         set.status = 201;
         return ok(`created permission group ${group.name}${group.isDefault ? ' (the default group)' : ''}`);
       },
@@ -57,13 +57,13 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
       tag: TAG,
       summary:
         'Change a group: any of default, prefix, suffix, priority, weight, permissions (the whole list; held nodes keep their scopes), parents (a cycle is refused), meta (the whole map); ' +
-        'answers the group; publishes PERMISSION_GROUP_UPDATED (400 NO_FIELDS_TO_UPDATE for an empty body)',
+        'answers the group; publishes PERMISSION_GROUP_UPDATED (400 NO_FIELDS_TO_UPDATE for an empty body)' + ADMIN_GRANTS,
       params: GroupParams,
       body: GroupPatchBody,
       response: { 200: GroupUpdatedSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         if (body.permissions) body.permissions.forEach((node, i) => checkNodeField(`permissions.${i}`, node));
-        const group = groups.update(params.name, body, actor);
+        const group = groups.update(params.name, body, authorOf(actor, principal));
         const fields = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
         return { ...ok(`updated permission group ${group.name}: ${fields.join(', ')}`), group: groupView(state, group) };
       },
@@ -77,9 +77,9 @@ export function groupRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Delete a group: players leave it, groups stop inheriting from it, tracks drop it; the default group is refused; publishes PERMISSION_GROUP_DELETED',
       params: GroupParams,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, actor }) => {
+      handler: ({ params, actor, principal }) => {
         const name = state.group(params.name).name;
-        groups.delete(name, actor);
+        groups.delete(name, authorOf(actor, principal));
         return ok(`deleted permission group ${name}`);
       },
     }),

@@ -11,7 +11,8 @@ import { trackRoutes } from './tracks';
  * The 29 routes under `/api/permissions` (service level; a dashboard session needs
  * svc.dashboard.perms.view to read and svc.dashboard.perms.manage to change, and may not call
  * PUT /players/:uuid, the plugins' join-time registration). The caller is the actor of every
- * change: events and the module's audit name it.
+ * change: events and the module's audit name it. Whatever the route, a change that hands out
+ * admin needs a caller holding admin (escalation.ts; 403 FORBIDDEN otherwise).
  */
 export function permsRoutes(runtime: PermsRuntime): AnyRoute[] {
   return [...groupRoutes(runtime), ...groupNodeRoutes(runtime), ...playerRoutes(runtime), ...checkRoutes(runtime), ...trackRoutes(runtime), ...bulkAuditRoutes(runtime)];

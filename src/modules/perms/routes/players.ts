@@ -17,7 +17,7 @@ import {
   WhereQuery,
 } from '../model';
 import type { PermsRuntime } from '../runtime';
-import { MANAGE, ok, PREFIX, Refusals, scopeWords, TAG, uuidOf, VIEW, whereOf, WithNotFound } from './common';
+import { ADMIN_GRANTS, authorOf, MANAGE, ok, PREFIX, Refusals, scopeWords, TAG, uuidOf, VIEW, whereOf, WithNotFound } from './common';
 
 /** Players: what the proxy and backends read on join, memberships and meta. */
 export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
@@ -60,7 +60,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       query: WhereQuery,
       body: RegisterBody,
       response: { 200: PlayerSchema, ...Refusals },
-      handler: ({ params, query, body, actor }) => players.register(uuidOf(params.uuid), body.name, whereOf(query), actor),
+      handler: ({ params, query, body, actor, principal }) => players.register(uuidOf(params.uuid), body.name, whereOf(query), authorOf(actor, principal)),
     }),
     defineRoute({
       method: 'POST',
@@ -70,13 +70,13 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       tag: TAG,
       summary:
         'Put a player in a group, optionally only on a server or world, optionally until expiresAt (an unseen player is stored under name, or "unknown"). ' +
-        'The same server and world again only sets the new expiry. Publishes PLAYER_PERMISSIONS_UPDATED',
+        'The same server and world again only sets the new expiry. Publishes PLAYER_PERMISSIONS_UPDATED' + ADMIN_GRANTS,
       params: PlayerParams,
       body: AddMembershipBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         const uuid = uuidOf(params.uuid);
-        players.addGroup(uuid, body.group, body, body.name ?? undefined, actor);
+        players.addGroup(uuid, body.group, body, body.name ?? undefined, authorOf(actor, principal));
         return ok(`added ${nameOf(uuid)} to ${state.group(body.group).name}${scopeWords(body)}`);
       },
     }),
@@ -91,9 +91,9 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       params: PlayerParams,
       body: RemoveMembershipBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         const uuid = uuidOf(params.uuid);
-        const removed = players.removeGroup(uuid, body.group, body, actor);
+        const removed = players.removeGroup(uuid, body.group, body, authorOf(actor, principal));
         const who = nameOf(uuid);
         const group = state.group(body.group).name;
         const where = scopeWords(body);
@@ -121,9 +121,9 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       params: PlayerParams,
       body: MetaBody,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, body, actor }) => {
+      handler: ({ params, body, actor, principal }) => {
         const uuid = uuidOf(params.uuid);
-        players.setMeta(uuid, body.key, body.value, actor);
+        players.setMeta(uuid, body.key, body.value, authorOf(actor, principal));
         return ok(`set meta ${body.key} of ${nameOf(uuid)}`);
       },
     }),
@@ -136,9 +136,9 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Remove one meta key of a known player (404 PLAYER_NOT_FOUND; an absent key is still 200, saying nothing was removed)',
       params: PlayerMetaParams,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, actor }) => {
+      handler: ({ params, actor, principal }) => {
         const uuid = uuidOf(params.uuid);
-        const removed = players.removeMeta(uuid, params.key, actor);
+        const removed = players.removeMeta(uuid, params.key, authorOf(actor, principal));
         return ok(removed ? `removed meta ${params.key} from ${nameOf(uuid)}` : `${nameOf(uuid)} has no meta ${params.key}; nothing was removed`);
       },
     }),

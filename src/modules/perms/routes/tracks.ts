@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../../../http/route';
 import { CreateTrackBody, StepSchema, TrackListSchema, TrackParams, TrackSchema, TrackStepParams } from '../model';
 import type { PermsRuntime } from '../runtime';
 import { trackView } from '../views';
-import { MANAGE, ok, PREFIX, Refusals, TAG, uuidOf, VIEW, WithNotFound } from './common';
+import { ADMIN_GRANTS, authorOf, MANAGE, ok, PREFIX, Refusals, TAG, uuidOf, VIEW, WithNotFound } from './common';
 
 const STEP_SUMMARY =
   'the player leaves the group they hold at their rank and gets the next one unscoped: {success, previousGroup, newGroup, message}; ' +
@@ -46,8 +46,8 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Create a track of at least two existing groups, lowest rank first; 201; publishes PERMISSION_TRACK_CREATED',
       body: CreateTrackBody,
       response: { 201: OkSchema, ...Refusals },
-      handler: ({ body, actor, set }) => {
-        const track = trackView(state, tracks.create(body.name, body.groups, actor));
+      handler: ({ body, actor, principal, set }) => {
+        const track = trackView(state, tracks.create(body.name, body.groups, authorOf(actor, principal)));
         set.status = 201;
         return ok(`created track ${track.name}: ${track.groups.join(' → ')}`);
       },
@@ -61,9 +61,9 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: 'Delete a track (the groups and memberships stay); publishes PERMISSION_TRACK_DELETED',
       params: TrackParams,
       response: { 200: OkSchema, ...WithNotFound },
-      handler: ({ params, actor }) => {
+      handler: ({ params, actor, principal }) => {
         const name = state.track(params.name).name;
-        tracks.delete(name, actor);
+        tracks.delete(name, authorOf(actor, principal));
         return ok(`deleted track ${name}`);
       },
     }),
@@ -73,10 +73,10 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       auth: 'service',
       permission: MANAGE,
       tag: TAG,
-      summary: `Promote a player one step up a track: ${STEP_SUMMARY}PLAYER_PROMOTED and PLAYER_PERMISSIONS_UPDATED`,
+      summary: `Promote a player one step up a track: ${STEP_SUMMARY}PLAYER_PROMOTED and PLAYER_PERMISSIONS_UPDATED${ADMIN_GRANTS}`,
       params: TrackStepParams,
       response: { 200: StepSchema, ...WithNotFound },
-      handler: ({ params, actor }) => tracks.promote(params.name, uuidOf(params.uuid), actor),
+      handler: ({ params, actor, principal }) => tracks.promote(params.name, uuidOf(params.uuid), authorOf(actor, principal)),
     }),
     defineRoute({
       method: 'POST',
@@ -87,7 +87,7 @@ export function trackRoutes(runtime: PermsRuntime): AnyRoute[] {
       summary: `Demote a player one step down a track: ${STEP_SUMMARY}PLAYER_DEMOTED and PLAYER_PERMISSIONS_UPDATED`,
       params: TrackStepParams,
       response: { 200: StepSchema, ...WithNotFound },
-      handler: ({ params, actor }) => tracks.demote(params.name, uuidOf(params.uuid), actor),
+      handler: ({ params, actor, principal }) => tracks.demote(params.name, uuidOf(params.uuid), authorOf(actor, principal)),
     }),
   ];
 }
