@@ -4,7 +4,11 @@ import { RateLimiter } from '../../src/http/rate-limit';
 import { clientIp, splitUrl } from '../../src/http/request';
 import { defineRoute } from '../../src/http/route';
 import type { SvcModule } from '../../src/modules/module';
+import { createHash } from 'node:crypto';
+import { TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
+import { BUILTIN_MODULES } from '../../src/modules/builtin';
 import { expectErrorBody, startController, type TestController } from '../support/controller';
+import { loginAs, testPlayer } from '../support/dashboard-login';
 
 describe('RateLimiter (pure, fake clock)', () => {
   test('allows a burst of max, then refills at max per window', () => {
@@ -144,5 +148,44 @@ describe('HTTP rate limits', () => {
     expect(res.status).toBe(429);
     expect((await expectErrorBody(res)).message).toContain('5 requests per minute');
     expect(Number(res.headers.get('retry-after'))).toBe(12);
+  });
+});
+
+describe('budgets of sessions and servers’ own credentials', () => {
+  let c: TestController;
+  const tenantToken = (name: string) => `${TENANT_TOKEN_PREFIX}budget-${name}-0123456789abcdefghij`;
+  beforeAll(async () => {
+    c = await startController({ rateLimit: 10, apiToml: 'service_rate_limit = 30\ntrust_forwarded_for = true', modules: BUILTIN_MODULES });
+    const tenants = new Map<string, TenantIdentity>();
+    for (const service of ['Lobby-1', 'Lobby-2']) tenants.set(createHash('sha256').update(tenantToken(service)).digest('hex'), { service, role: 'backend' });
+    c.controller.kernel.auth.useTenants({ identify: (hash) => tenants.get(hash) });
+  });
+  afterAll(() => c.stop());
+
+  test('a session spends the larger budget only where it may call: a session without nodes gets the public one everywhere', async () => {
+    const none = await loginAs(c, testPlayer(1, 'NoNodes'), []);
+    const ip = { 'x-forwarded-for': '10.1.0.1' };
+    for (let i = 0; i < 10; i++) expect((await c.api('/api/health', { token: none, headers: ip })).status).toBe(200);
+    expect((await c.api('/api/health', { token: none, headers: ip })).status).toBe(429);
+    const other = { 'x-forwarded-for': '10.1.0.2' };
+    for (let i = 0; i < 10; i++) expect((await c.api('/api/services', { token: none, headers: other })).status).toBe(403);
+    expect((await c.api('/api/services', { token: none, headers: other })).status).toBe(429);
+  });
+
+  test('a session holding the node spends the larger budget on that route, and the public one on public routes', async () => {
+    const viewer = await loginAs(c, testPlayer(2, 'Viewer'), ['svc.dashboard.services.view']);
+    const ip = { 'x-forwarded-for': '10.1.0.3' };
+    for (let i = 0; i < 10; i++) await c.api('/api/health', { token: viewer, headers: ip });
+    expect((await c.api('/api/health', { token: viewer, headers: ip })).status).toBe(429);
+    for (let i = 0; i < 30; i++) expect((await c.api('/api/services', { token: viewer, headers: ip })).status).toBe(200);
+    expect((await c.api('/api/services', { token: viewer, headers: ip })).status).toBe(429);
+  });
+
+  test('each server’s own credential has a budget of its own: one flooding the API does not starve its neighbours', async () => {
+    const ip = { 'x-forwarded-for': '10.1.0.4' };
+    for (let i = 0; i < 30; i++) expect((await c.api('/api/services', { token: tenantToken('Lobby-1'), headers: ip })).status).toBe(200);
+    expect((await c.api('/api/services', { token: tenantToken('Lobby-1'), headers: ip })).status).toBe(429);
+    expect((await c.api('/api/services', { token: tenantToken('Lobby-2'), headers: ip })).status).toBe(200);
+    expect((await c.api('/api/metrics', { token: c.service, headers: ip })).status).toBe(200);
   });
 });
