@@ -42,7 +42,8 @@ interface Pending {
  * The end of every login, whatever proved the player: a code, a link or a passkey. A player
  * with TOTP gets a pending challenge and must pass the TOTP step (or a recovery code) first;
  * five wrong codes kill the challenge. Every outcome is announced (and audited): logins,
- * failures with their reason, and the address they came from.
+ * failures with their reason, and the address they came from. Failures count against the
+ * address until they age out; a success clears none of them.
  */
 export class LoginFlow {
   private readonly pending = new Map<string, Pending>();
@@ -71,7 +72,6 @@ export class LoginFlow {
 
   /** The player is proven by `method`: a session now, or the TOTP step first. */
   proven(player: { uuid: string; name: string }, method: LoginMethod, origin: Origin): LoginStep {
-    this.failures.succeed(origin.ip);
     if (!this.totp.isEnabled(player.uuid)) {
       const done = this.open(player, method, false, origin);
       return { ...done, totpRequired: false, challengeId: null };
@@ -105,7 +105,6 @@ export class LoginFlow {
       throw new ApiError('AUTH_TOTP_INVALID', `wrong code: ${MAX_TOTP_ATTEMPTS - pending.attempts} tries left for this login`);
     }
     this.pending.delete(challengeId);
-    this.failures.succeed(origin.ip);
     return this.open(pending, pending.method, true, origin);
   }
 

@@ -73,7 +73,7 @@ export class AuthRuntime {
       now,
     );
     this.challenges = new ChallengeService(kernel.db, config.login_challenge, now);
-    this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute, now), kernel.bus, now);
+    this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute), kernel.bus, now);
     let passkeys: PasskeyService | null = null;
     let relyingParty: RelyingParty | null = null;
     let problem: string | null = null;

@@ -15,9 +15,10 @@ const status = async (c: TestController, token: string) => expectJson(await getA
 describe('TOTP enrolment and the login step', () => {
   let t: AuthTest;
   let c: TestController;
-  // Many logins of one player within a minute: lift the issuance limit.
+  // Many logins of one player within a minute, and many wrong codes from one address (failures
+  // age out, a success clears none): lift the issuance limit and the failure cap.
   beforeAll(async () => {
-    t = await startAuth({ auth: '[login_challenge]\nmax_generates_per_minute = 50\n[totp]\nissuer = "My Net"\n' });
+    t = await startAuth({ auth: '[login_challenge]\nmax_generates_per_minute = 50\nmax_consume_failures_per_minute = 100\n[totp]\nissuer = "My Net"\n' });
     c = t.c;
   });
   afterAll(() => t.stop());

@@ -1,6 +1,7 @@
-/** The in-memory pieces on a fake clock: WebSocket tickets and the per-address failure window. */
+/** The in-memory pieces on a fake clock: WebSocket tickets, the per-address failure window and the sliding windows under it. */
 import { describe, expect, test } from 'bun:test';
 import { FailureWindow } from '../../../src/modules/auth/failure-window';
+import { SlidingWindow } from '../../../src/modules/auth/sliding-window';
 import { MAX_TICKETS_PER_SESSION, TICKET_TTL_MS, TicketBook } from '../../../src/modules/auth/tickets';
 
 function clock(start = 1_000_000) {
@@ -59,16 +60,63 @@ describe('FailureWindow', () => {
     expect(window.blockedFor('10.0.0.1')).toBe(0);
   });
 
-  test('a success clears the address; a limit of 0 never blocks', () => {
+  test('only time clears a failure (no success resets it); a limit of 0 never blocks', () => {
     const time = clock();
     const window = new FailureWindow(2, time.now);
     window.fail('a');
-    window.succeed('a');
+    expect('succeed' in window).toBe(false);
+    time.advance(30_000);
     window.fail('a');
+    expect(window.blockedFor('a')).toBe(30);
+    time.advance(30_000);
     expect(window.blockedFor('a')).toBe(0);
     const off = new FailureWindow(0, time.now);
     for (let i = 0; i < 100; i++) off.fail('a');
     expect(off.blockedFor('a')).toBe(0);
+  });
+
+  test('counts on the monotonic clock by default: a wall-clock step neither frees nor locks an address', () => {
+    const realNow = Date.now;
+    const window = new FailureWindow(2);
+    try {
+      window.fail('10.0.0.9');
+      window.fail('10.0.0.9');
+      expect(window.blockedFor('10.0.0.9')).toBeGreaterThan(0);
+      // The clock jumps an hour ahead (NTP, a resumed VM): the failures are still recent.
+      Date.now = () => realNow() + 3_600_000;
+      expect(window.blockedFor('10.0.0.9')).toBeGreaterThan(0);
+      // ... and an hour back: nothing becomes "newer" than it is.
+      Date.now = () => realNow() - 3_600_000;
+      expect(window.blockedFor('10.0.0.9')).toBeLessThanOrEqual(60);
+      expect(window.blockedFor('10.0.0.8')).toBe(0);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});
+
+describe('SlidingWindow', () => {
+  test('take spends a hit only when there is room and says how long to wait otherwise', () => {
+    const time = clock();
+    const window = new SlidingWindow(2, 10_000, time.now);
+    expect(window.take('k')).toBe(0);
+    time.advance(4_000);
+    expect(window.take('k')).toBe(0);
+    expect(window.take('k')).toBe(6);
+    expect(window.take('other')).toBe(0);
+    time.advance(6_000);
+    expect(window.take('k')).toBe(0);
+    expect(window.take('k')).toBe(4);
+  });
+
+  test('keys with nothing in the window are forgotten by the sweep', () => {
+    const time = clock();
+    const window = new SlidingWindow(3, 1_000, time.now);
+    for (let i = 0; i < 50; i++) window.hit(`ip-${i}`);
+    expect(window.size).toBe(50);
+    time.advance(1_000);
+    window.sweep();
+    expect(window.size).toBe(0);
   });
 });
 
