@@ -29,16 +29,39 @@ export interface PasskeyOptions {
   maxPerUser: number;
   /** Open ceremonies (registration and login together) beyond which starts are refused. */
   maxOpenCeremonies?: number;
+  /** Open ceremonies one client address may hold (login and registration together). */
+  maxPerAddress?: number;
+  /** Open registration ceremonies one dashboard session may hold. */
+  maxPerSession?: number;
+}
+
+/** Who opens a ceremony: the client address, and for a registration the session. */
+export interface CeremonyCaller {
+  ip: string;
+  sessionId?: string;
 }
 
 export const DEFAULT_PASSKEY_LABEL = 'Passkey';
 export const MAX_OPEN_CEREMONIES = 10_000;
+/**
+ * Per caller, far below the global cap: one address (or one session) can never fill it and
+ * lock everyone else out of passkey login. A person needs one ceremony at a time; a few more
+ * cover cancelled prompts and several people behind one address.
+ */
+export const MAX_CEREMONIES_PER_ADDRESS = 20;
+export const MAX_CEREMONIES_PER_SESSION = 5;
 /** For route bodies: the label a player gives a passkey (blank means the default). */
 export const PasskeyLabelSchema = T.String({ maxLength: 64, description: 'name of the passkey in the list; blank means "Passkey"' });
 
-type Ceremony =
+type Ceremony = (
   | { kind: 'register'; challenge: string; expiresAt: number; uuid: string; label: string }
-  | { kind: 'login'; challenge: string; expiresAt: number };
+  | { kind: 'login'; challenge: string; expiresAt: number }
+) & {
+  /** The caller slots it holds (`ip:<address>`, `session:<id>`), given back when it ends. */
+  slots: readonly string[];
+};
+
+type Slots = readonly string[];
 
 interface Player {
   uuid: string;
@@ -98,7 +121,11 @@ function decodeClientData(encoded: string): { challenge?: unknown; origin?: unkn
  * ceremony only when the caller is its owner).
  * At `maxOpenCeremonies` open ones a start is refused with 429 AUTH_RATE_LIMITED (Retry-After:
  * until the oldest expires) rather than dropping the oldest: dropping would let anyone who can
- * call the public login/start silently break other people's ceremonies in progress.
+ * call the public login/start silently break other people's ceremonies in progress. So that no
+ * one caller can get there, each client address may hold `maxPerAddress` open ceremonies and
+ * each session `maxPerSession` registrations; beyond that its own starts are refused with 429
+ * RATE_LIMITED (Retry-After: until its oldest ceremony ends). A slot is taken before the options
+ * are generated, so parallel starts cannot overshoot a cap.
  *
  * Differences from the reference, on purpose: a registration is finished only by the player who
  * started it; excludeCredentials lists the player's passkeys (so one authenticator is not
@@ -109,6 +136,10 @@ export class PasskeyService {
   private readonly store: PasskeyStore;
   private readonly ceremonies = new Map<string, Ceremony>();
   private readonly maxOpen: number;
+  /** Open (and reserved) ceremonies per caller slot. */
+  private readonly held = new Map<string, number>();
+  /** Starts admitted whose options are still being generated. */
+  private reserved = 0;
 
   constructor(
     db: Database,
@@ -120,15 +151,15 @@ export class PasskeyService {
     this.maxOpen = options.maxOpenCeremonies ?? MAX_OPEN_CEREMONIES;
   }
 
-  async registerStart(user: Player, label?: string): Promise<{ ceremonyId: string; publicKeyOptionsJson: { publicKey: PublicKeyCredentialCreationOptionsJSON } }> {
+  async registerStart(user: Player, label?: string, caller?: CeremonyCaller): Promise<{ ceremonyId: string; publicKeyOptionsJson: { publicKey: PublicKeyCredentialCreationOptionsJSON } }> {
     const uuid = canonicalUuid(user.uuid);
     const chosen = labelOf(label) ?? DEFAULT_PASSKEY_LABEL;
     const existing = this.store.listOf(uuid);
     if (existing.length >= this.options.maxPerUser) {
       throw new ApiError('PASSKEY_LIMIT_REACHED', `you already have ${existing.length} passkeys, the most allowed; delete one before adding another`);
     }
-    this.makeRoom();
-    const publicKey = await (await webauthn()).generateRegistrationOptions({
+    const slots = this.admit(caller);
+    const publicKey = await this.generating(slots, async () => (await webauthn()).generateRegistrationOptions({
       rpName: this.rp.name,
       rpID: this.rp.id,
       userID: uuidBytes(uuid),
@@ -138,8 +169,8 @@ export class PasskeyService {
       attestationType: 'none',
       excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
-    });
-    const ceremonyId = this.open({ kind: 'register', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs, uuid, label: chosen });
+    }));
+    const ceremonyId = this.open({ kind: 'register', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs, uuid, label: chosen, slots });
     return { ceremonyId, publicKeyOptionsJson: { publicKey } };
   }
 
@@ -151,7 +182,7 @@ export class PasskeyService {
     if (ceremony?.kind !== 'register') throw fail('unknown or already finished registration ceremony; start the registration again');
     // Another player's call must not burn the owner's ceremony, so ownership is checked before it is consumed.
     if (ceremony.uuid !== uuid) throw fail('this registration ceremony was started by another account');
-    this.ceremonies.delete(ceremonyId);
+    this.drop(ceremonyId);
     if (ceremony.expiresAt <= this.now()) throw fail('the registration ceremony expired; start the registration again');
 
     const response = parseResponse<RegistrationResponseJSON>(RegistrationResponseSchema, responseJson, fail);
@@ -189,15 +220,17 @@ export class PasskeyService {
     return viewOf(passkey);
   }
 
-  async loginStart(): Promise<{ ceremonyId: string; publicKeyOptionsJson: { publicKey: PublicKeyCredentialRequestOptionsJSON } }> {
-    this.makeRoom();
-    const publicKey = await (await webauthn()).generateAuthenticationOptions({
-      rpID: this.rp.id,
-      allowCredentials: [],
-      userVerification: 'preferred',
-      timeout: this.options.challengeTtlMs,
-    });
-    const ceremonyId = this.open({ kind: 'login', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs });
+  async loginStart(caller?: CeremonyCaller): Promise<{ ceremonyId: string; publicKeyOptionsJson: { publicKey: PublicKeyCredentialRequestOptionsJSON } }> {
+    const slots = this.admit(caller && { ip: caller.ip });
+    const publicKey = await this.generating(slots, async () =>
+      (await webauthn()).generateAuthenticationOptions({
+        rpID: this.rp.id,
+        allowCredentials: [],
+        userVerification: 'preferred',
+        timeout: this.options.challengeTtlMs,
+      }),
+    );
+    const ceremonyId = this.open({ kind: 'login', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs, slots });
     return { ceremonyId, publicKeyOptionsJson: { publicKey } };
   }
 
@@ -205,7 +238,7 @@ export class PasskeyService {
     const fail = (why: string) => new ApiError('PASSKEY_LOGIN_FAILED', `passkey login failed: ${why}`);
     const ceremony = this.ceremonies.get(ceremonyId);
     if (ceremony?.kind !== 'login') throw fail('unknown or already used login ceremony; start the login again');
-    this.ceremonies.delete(ceremonyId);
+    this.drop(ceremonyId);
     if (ceremony.expiresAt <= this.now()) throw fail('the login ceremony expired; start the login again');
 
     const response = parseResponse<AuthenticationResponseJSON>(AuthenticationResponseSchema, responseJson, fail);
@@ -251,29 +284,93 @@ export class PasskeyService {
     return open;
   }
 
-  /** Sweeps expired ceremonies, then refuses when the map is still full. */
-  private makeRoom(): void {
-    const at = this.now();
-    // Every ceremony lives equally long, so insertion order is expiry order.
-    for (const [id, c] of this.ceremonies) {
-      if (c.expiresAt > at) break;
-      this.ceremonies.delete(id);
+  /**
+   * Takes a slot for a new ceremony, after sweeping expired ones: refused when the caller's
+   * session or address already holds its share, or when the global cap is reached. The slots
+   * go to the ceremony (`open`) or back (`generating` failed).
+   */
+  private admit(caller: CeremonyCaller | undefined): Slots {
+    this.sweepExpired();
+    const slots: string[] = [];
+    if (caller?.sessionId !== undefined) {
+      const slot = `session:${caller.sessionId}`;
+      const max = this.options.maxPerSession ?? MAX_CEREMONIES_PER_SESSION;
+      if ((this.held.get(slot) ?? 0) >= max) {
+        const wait = this.waitFor(slot);
+        throw callerLimited(wait, `this session already has ${max} passkey registrations open: finish or cancel one in the browser, or try again in ${wait} s`);
+      }
+      slots.push(slot);
     }
-    if (this.ceremonies.size < this.maxOpen) return;
-    const oldest = this.ceremonies.values().next().value;
-    const retryAfter = Math.max(1, Math.ceil(((oldest?.expiresAt ?? at) - at) / 1000));
-    throw new ApiError(
-      'AUTH_RATE_LIMITED',
-      `too many passkey ceremonies are open (${this.maxOpen}); try again in ${retryAfter} s`,
-      429,
-      { 'Retry-After': String(retryAfter) },
-    );
+    if (caller !== undefined) {
+      const slot = `ip:${caller.ip}`;
+      const max = this.options.maxPerAddress ?? MAX_CEREMONIES_PER_ADDRESS;
+      if ((this.held.get(slot) ?? 0) >= max) {
+        const wait = this.waitFor(slot);
+        throw callerLimited(wait, `${max} passkey sign-ins or registrations are already open from this address: finish one, or try again in ${wait} s`);
+      }
+      slots.push(slot);
+    }
+    if (this.ceremonies.size + this.reserved >= this.maxOpen) {
+      const at = this.now();
+      const oldest = this.ceremonies.values().next().value;
+      const retryAfter = Math.max(1, Math.ceil(((oldest?.expiresAt ?? at) - at) / 1000));
+      throw new ApiError('AUTH_RATE_LIMITED', `too many passkey ceremonies are open (${this.maxOpen}); try again in ${retryAfter} s`, 429, { 'Retry-After': String(retryAfter) });
+    }
+    for (const slot of slots) this.held.set(slot, (this.held.get(slot) ?? 0) + 1);
+    this.reserved++;
+    return slots;
+  }
+
+  /** Generates a ceremony's options with its slots reserved; a failure gives them back. */
+  private async generating<T>(slots: Slots, generate: () => Promise<T>): Promise<T> {
+    try {
+      return await generate();
+    } catch (error) {
+      this.release(slots);
+      throw error;
+    } finally {
+      this.reserved--;
+    }
   }
 
   private open(ceremony: Ceremony): string {
     const id = randomUUID();
     this.ceremonies.set(id, ceremony);
     return id;
+  }
+
+  /** Ends a ceremony (finished, failed or expired) and frees its caller's slots. */
+  private drop(id: string): void {
+    const ceremony = this.ceremonies.get(id);
+    if (!ceremony) return;
+    this.ceremonies.delete(id);
+    this.release(ceremony.slots);
+  }
+
+  private release(slots: Slots): void {
+    for (const slot of slots) {
+      const left = (this.held.get(slot) ?? 0) - 1;
+      if (left > 0) this.held.set(slot, left);
+      else this.held.delete(slot);
+    }
+  }
+
+  private sweepExpired(): void {
+    const at = this.now();
+    // Every ceremony lives equally long, so insertion order is expiry order.
+    for (const [id, c] of this.ceremonies) {
+      if (c.expiresAt > at) break;
+      this.drop(id);
+    }
+  }
+
+  /** Seconds until the slot's oldest open ceremony ends (at least 1). */
+  private waitFor(slot: string): number {
+    const at = this.now();
+    for (const c of this.ceremonies.values()) {
+      if (c.slots.includes(slot)) return Math.max(1, Math.ceil((c.expiresAt - at) / 1000));
+    }
+    return 1;
   }
 
   /**
@@ -294,6 +391,11 @@ export class PasskeyService {
     }
     return clientData.origin;
   }
+}
+
+/** A caller over its own share of ceremonies: the spec's error body, and when to come back. */
+function callerLimited(seconds: number, message: string): ApiError {
+  return new ApiError('RATE_LIMITED', message, 429, { 'Retry-After': String(seconds) });
 }
 
 /** The browser's credential, as the JSON string the dashboard sends or as an object. */

@@ -14,6 +14,7 @@ import { SessionStore } from './session-store';
 import { SessionService } from './sessions';
 import { TicketBook } from './tickets';
 import { TotpService } from './totp';
+import { TotpThrottle } from './totp-throttle';
 
 /** Used for magic links and passkeys when neither svc.toml nor auth.toml names the dashboard. */
 export const FALLBACK_PUBLIC_URL = 'http://localhost:3000';
@@ -34,6 +35,8 @@ export class AuthRuntime {
   readonly challenges: ChallengeService;
   readonly totp: TotpService;
   readonly login: LoginFlow;
+  /** Wrong-code brakes of /api/profile/totp/confirm and /disable. */
+  readonly totpThrottle = new TotpThrottle();
   readonly passkeys: PasskeyService | null;
   readonly relyingParty: RelyingParty | null;
   readonly passkeyProblem: string | null;
@@ -121,6 +124,7 @@ export class AuthRuntime {
     this.tickets.sweep();
     this.login.sweep();
     this.login.failures.sweep();
+    this.totpThrottle.sweep();
   }
 
   stop(): void {

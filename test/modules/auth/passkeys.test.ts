@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AuthConfig } from '../../../src/modules/auth/config';
 import { AUTH_MODULE_ERRORS } from '../../../src/modules/auth/errors';
 import auth0001 from '../../../src/modules/auth/migrations/0001_auth.sql' with { type: 'text' };
-import { PasskeyService } from '../../../src/modules/auth/passkeys';
+import { MAX_CEREMONIES_PER_ADDRESS, MAX_CEREMONIES_PER_SESSION, MAX_OPEN_CEREMONIES, PasskeyService } from '../../../src/modules/auth/passkeys';
 import { acceptsOrigin, relyingPartyOf, type RelyingParty } from '../../../src/modules/auth/relying-party';
 import { ApiError, registerErrorCodes } from '../../../src/errors';
 import { openDatabase, type Database } from '../../../src/storage/db';
@@ -35,8 +35,13 @@ let now: number;
 let rp: RelyingParty;
 let passkeys: PasskeyService;
 
-function service(options: { maxPerUser?: number; maxOpenCeremonies?: number; rp?: RelyingParty } = {}): PasskeyService {
-  return new PasskeyService(db, options.rp ?? rp, { challengeTtlMs: TTL_MS, maxPerUser: options.maxPerUser ?? 10, maxOpenCeremonies: options.maxOpenCeremonies }, () => now);
+function service(options: { maxPerUser?: number; maxOpenCeremonies?: number; maxPerAddress?: number; maxPerSession?: number; rp?: RelyingParty } = {}): PasskeyService {
+  return new PasskeyService(
+    db,
+    options.rp ?? rp,
+    { challengeTtlMs: TTL_MS, maxPerUser: options.maxPerUser ?? 10, maxOpenCeremonies: options.maxOpenCeremonies, maxPerAddress: options.maxPerAddress, maxPerSession: options.maxPerSession },
+    () => now,
+  );
 }
 
 beforeEach(() => {
@@ -367,6 +372,77 @@ describe('open ceremonies', () => {
     expect(passkeys.openCeremonies()).toBe(2);
     await passkeys.loginStart();
     expect(passkeys.openCeremonies()).toBe(3);
+  });
+
+  test('one address holds at most maxPerAddress: beyond, 429 RATE_LIMITED with Retry-After until its oldest ends; other addresses go on', async () => {
+    passkeys = service({ maxPerAddress: 3 });
+    await passkeys.loginStart({ ip: '203.0.113.1' });
+    now += 100_000;
+    await passkeys.loginStart({ ip: '203.0.113.1' });
+    await passkeys.registerStart(ALICE, undefined, { ip: '203.0.113.1', sessionId: 's-alice' });
+    const refused = await expectApiError(() => passkeys.loginStart({ ip: '203.0.113.1' }), 'RATE_LIMITED', 429, 'from this address');
+    expect(refused.headers['Retry-After']).toBe('200');
+    expect(refused.message).toContain('try again in 200 s');
+    await expectApiError(() => passkeys.registerStart(BOB, undefined, { ip: '203.0.113.1', sessionId: 's-bob' }), 'RATE_LIMITED', 429);
+    await passkeys.loginStart({ ip: '203.0.113.2' });
+    // The oldest expires: one slot comes back.
+    now += 200_000;
+    await passkeys.loginStart({ ip: '203.0.113.1' });
+    await expectApiError(() => passkeys.loginStart({ ip: '203.0.113.1' }), 'RATE_LIMITED', 429);
+  });
+
+  test('a finished ceremony, failed or not, gives its slot back', async () => {
+    passkeys = service({ maxPerAddress: 1 });
+    const { ceremonyId } = await passkeys.loginStart({ ip: '203.0.113.3' });
+    await expectApiError(() => passkeys.loginStart({ ip: '203.0.113.3' }), 'RATE_LIMITED', 429);
+    await expectApiError(() => passkeys.loginFinish(ceremonyId, '{}'), 'PASSKEY_LOGIN_FAILED', 401);
+    await passkeys.loginStart({ ip: '203.0.113.3' });
+  });
+
+  test('one session holds at most maxPerSession registrations, whatever address it comes from', async () => {
+    passkeys = service({ maxPerSession: 2 });
+    await passkeys.registerStart(ALICE, undefined, { ip: '198.51.100.1', sessionId: 's1' });
+    await passkeys.registerStart(ALICE, undefined, { ip: '198.51.100.2', sessionId: 's1' });
+    const refused = await expectApiError(() => passkeys.registerStart(ALICE, undefined, { ip: '198.51.100.3', sessionId: 's1' }), 'RATE_LIMITED', 429, 'this session');
+    expect(Number(refused.headers['Retry-After'])).toBe(300);
+    await passkeys.registerStart(ALICE, undefined, { ip: '198.51.100.3', sessionId: 's2' });
+  });
+
+  test('parallel starts cannot overshoot a cap', async () => {
+    passkeys = service({ maxPerAddress: 3 });
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => passkeys.loginStart({ ip: '192.0.2.7' })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+    expect(passkeys.openCeremonies()).toBe(3);
+  });
+
+  test(`with the defaults, one address stops at ${MAX_CEREMONIES_PER_ADDRESS} and one session at ${MAX_CEREMONIES_PER_SESSION}: far from the global ${MAX_OPEN_CEREMONIES}`, async () => {
+    expect(MAX_CEREMONIES_PER_ADDRESS * 100).toBeLessThanOrEqual(MAX_OPEN_CEREMONIES);
+    let opened = 0;
+    let refusal: unknown;
+    while (opened <= MAX_CEREMONIES_PER_ADDRESS) {
+      try {
+        await passkeys.loginStart({ ip: '198.51.100.77' });
+        opened++;
+      } catch (error) {
+        refusal = error;
+        break;
+      }
+    }
+    expect(opened).toBe(MAX_CEREMONIES_PER_ADDRESS);
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect((refusal as ApiError).errorCode).toBe('RATE_LIMITED');
+    let registered = 0;
+    while (registered <= MAX_CEREMONIES_PER_SESSION) {
+      try {
+        await passkeys.registerStart(ALICE, undefined, { ip: `198.51.100.${registered}`, sessionId: 'one-session' });
+        registered++;
+      } catch {
+        break;
+      }
+    }
+    expect(registered).toBe(MAX_CEREMONIES_PER_SESSION);
+    // Everyone else still gets in.
+    await passkeys.loginStart({ ip: '198.51.100.78' });
   });
 });
 

@@ -9,6 +9,7 @@ import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequest
 import type { TestController } from '../../support/controller';
 import { loginAs, testPlayer } from '../../support/dashboard-login';
 import { SoftAuthenticator } from '../../support/soft-authenticator';
+import { MAX_CEREMONIES_PER_ADDRESS, MAX_CEREMONIES_PER_SESSION } from '../../../src/modules/auth/passkeys';
 import { auditOf, enableTotp, expectError, expectJson, getAs, startAuth, totpCode, totpVerify, type AuthTest } from './harness';
 
 const ORIGIN = 'https://dash.example.test';
@@ -117,6 +118,39 @@ describe('passkeys enabled', () => {
     expect(await expectJson(await getAs(c, '/api/auth/passkey/credentials', token))).toEqual({ credentials: [] });
     await expectError(await c.api(`/api/auth/passkey/credentials/${credentialId}`, { method: 'DELETE', token }), 404, 'PASSKEY_NOT_FOUND');
     await expectError(await passkeyLogin(c, authenticator), 401, 'PASSKEY_LOGIN_FAILED', 'not registered');
+  });
+});
+
+describe('open ceremonies per caller (issue 36, item 7)', () => {
+  let t: AuthTest;
+  let c: TestController;
+  beforeAll(async () => {
+    t = await startAuth({ toml: `[dashboard]\npublic_url = "${ORIGIN}"`, apiToml: 'trust_forwarded_for = true' });
+    c = t.c;
+  });
+  afterAll(() => t.stop());
+
+  const start = (path: string, token: string | null, ip: string) => c.api(path, { method: 'POST', token, json: {}, headers: { 'x-forwarded-for': ip } });
+
+  test(`one address gets ${MAX_CEREMONIES_PER_ADDRESS} open passkey logins, then 429 RATE_LIMITED with Retry-After; everyone else still logs in`, async () => {
+    // Before, one caller could open all 10,000 and lock every passkey login out for 5 minutes.
+    for (let i = 0; i < MAX_CEREMONIES_PER_ADDRESS; i++) expect((await start('/api/auth/passkey/login/start', null, '203.0.113.66')).status).toBe(200);
+    const refused = await start('/api/auth/passkey/login/start', null, '203.0.113.66');
+    const body = await expectError(refused, 429, 'RATE_LIMITED', 'from this address');
+    expect(Object.keys(body).sort()).toEqual(['error', 'message', 'success']);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(300);
+    expect((await start('/api/auth/passkey/login/start', null, '203.0.113.67')).status).toBe(200);
+  });
+
+  test(`one session gets ${MAX_CEREMONIES_PER_SESSION} open registrations from any number of addresses, then 429`, async () => {
+    const token = await loginAs(c, testPlayer(30, 'Mallory'));
+    for (let i = 0; i < MAX_CEREMONIES_PER_SESSION; i++) expect((await start('/api/auth/passkey/register/start', token, `198.51.100.${i + 1}`)).status).toBe(200);
+    await expectError(await start('/api/auth/passkey/register/start', token, '198.51.100.200'), 429, 'RATE_LIMITED', 'this session');
+    // Another player's session is not affected.
+    const other = await loginAs(c, testPlayer(31, 'Trent'));
+    expect((await start('/api/auth/passkey/register/start', other, '198.51.100.201')).status).toBe(200);
   });
 });
 

@@ -6,7 +6,7 @@ import { ErrorBodySchema } from '../../../http/schemas';
 import type { AuthRuntime } from '../runtime';
 import { CodeText, LoginStepSchema, message, MessageSchema, originOf, SessionGrantSchema, sessionOf, TAG } from './common';
 
-const Refusals = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
+const Refusals = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema };
 const PROFILE_TAG = 'profile';
 
 const PasskeySchema = t.Object({
@@ -26,7 +26,7 @@ const ResponseJson = Type.Union([Type.String({ minLength: 2, maxLength: 65_536 }
 
 /** TOTP enrolment (profile) and passkeys: the caller's own second factors. */
 export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
-  const { totp, login } = runtime;
+  const { totp, login, totpThrottle } = runtime;
   const passkeys = () => {
     if (runtime.passkeys) return runtime.passkeys;
     throw new ApiError('AUTH_DISABLED', runtime.passkeyProblem ?? 'passkeys are turned off ([webauthn] enabled = false in config/modules/auth/auth.toml)', 404);
@@ -58,11 +58,12 @@ export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
       path: '/api/profile/totp/confirm',
       auth: 'session',
       tag: PROFILE_TAG,
-      summary: 'Switches a pending enrolment on with a code from the authenticator',
+      summary: 'Switches a pending enrolment on with a code from the authenticator (wrong codes are limited per session and per address: 429 AUTH_RATE_LIMITED)',
       body: Type.Object({ code: CodeText }),
       response: { 200: MessageSchema, ...Refusals },
       handler: (ctx) => {
-        totp.confirm(sessionOf(runtime, ctx).uuid, ctx.body.code);
+        const session = sessionOf(runtime, ctx);
+        totpThrottle.attempt(session.id, ctx.ip, () => totp.confirm(session.uuid, ctx.body.code));
         runtime.loadTotpEnabled();
         return message('TOTP enabled');
       },
@@ -72,11 +73,12 @@ export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
       path: '/api/profile/totp/disable',
       auth: 'session',
       tag: PROFILE_TAG,
-      summary: 'Switches TOTP off; needs a live code or a recovery code',
+      summary: 'Switches TOTP off; needs a live code or a recovery code (wrong codes are limited per session and per address: 429 AUTH_RATE_LIMITED)',
       body: Type.Object({ code: CodeText }),
       response: { 200: MessageSchema, ...Refusals },
       handler: (ctx) => {
-        totp.disable(sessionOf(runtime, ctx).uuid, ctx.body.code);
+        const session = sessionOf(runtime, ctx);
+        totpThrottle.attempt(session.id, ctx.ip, () => totp.disable(session.uuid, ctx.body.code));
         runtime.loadTotpEnabled();
         return message('TOTP disabled');
       },
@@ -91,7 +93,7 @@ export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
       response: { 200: CeremonySchema, ...Refusals },
       handler: (ctx) => {
         const session = sessionOf(runtime, ctx);
-        return passkeys().registerStart({ uuid: session.uuid, name: session.name }, ctx.body?.label);
+        return passkeys().registerStart({ uuid: session.uuid, name: session.name }, ctx.body?.label, { ip: ctx.ip, sessionId: session.id });
       },
     }),
     defineRoute({
@@ -115,9 +117,9 @@ export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
       summary: 'Begins a passkey login (discoverable credentials: no user name asked)',
       body: t.Optional(Type.Object({ username: Type.Optional(Type.String({ maxLength: 32, description: 'ignored: the passkey says who it is' })) })),
       response: { 200: CeremonySchema, ...Refusals },
-      handler: () => {
+      handler: (ctx) => {
         runtime.requirePerms();
-        return passkeys().loginStart();
+        return passkeys().loginStart({ ip: ctx.ip });
       },
     }),
     defineRoute({
@@ -127,7 +129,7 @@ export function profileRoutes(runtime: AuthRuntime): AnyRoute[] {
       tag: TAG,
       summary: 'Completes a passkey login: a session, or the TOTP step when the player has TOTP',
       body: Type.Object({ ceremonyId: Type.String({ minLength: 1, maxLength: 64 }), responseJson: ResponseJson }),
-      response: { 200: LoginStepSchema, ...Refusals, 429: ErrorBodySchema },
+      response: { 200: LoginStepSchema, ...Refusals },
       handler: async (ctx) => {
         runtime.requirePerms();
         const origin = originOf(ctx);
