@@ -4,6 +4,11 @@ import type { AuthConfig } from './config';
 import { DIGITS, randomCode, randomToken, SAFE_ALPHABET, sha256Hex } from './secrets';
 
 export type ChallengeKind = 'code' | 'magic_link';
+/**
+ * Who asked: the in-game command (`game`, limited per player by max_generates_per_minute) or a
+ * name typed on the login page (`public`, which has its own budget, kept by the caller).
+ */
+export type ChallengeOrigin = 'game' | 'public';
 
 export interface Player {
   uuid: string;
@@ -32,12 +37,16 @@ export class ChallengeService {
 
   issueCode(player: Player): Issued {
     const alphabet = this.config.code_alphabet === 'alphanumeric' ? SAFE_ALPHABET : DIGITS;
-    return this.issue(player, 'code', this.config.code_ttl_seconds, () => randomCode(this.config.code_length, alphabet));
+    return this.issue(player, 'code', 'game', this.config.code_ttl_seconds, () => randomCode(this.config.code_length, alphabet));
   }
 
-  issueMagicLink(player: Player): Issued {
+  /**
+   * A magic-link token. From the game it counts against the player's issuance limit; a public
+   * one (deliver-magic-link) neither counts nor is checked here: its budget is the caller's.
+   */
+  issueMagicLink(player: Player, origin: ChallengeOrigin = 'game'): Issued {
     if (!this.config.magic_link_enabled) throw new ApiError('AUTH_DISABLED', 'magic links are turned off ([login_challenge] magic_link_enabled = false): log in with a code', 403);
-    return this.issue(player, 'magic_link', this.config.magic_link_ttl_seconds, () => randomToken(this.config.magic_link_token_bytes));
+    return this.issue(player, 'magic_link', origin, this.config.magic_link_ttl_seconds, () => randomToken(this.config.magic_link_token_bytes));
   }
 
   /**
@@ -67,28 +76,32 @@ export class ChallengeService {
     this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1 AND created_at <= ?2`).run(now, now - ISSUE_WINDOW_MS);
   }
 
-  private issue(player: Player, kind: ChallengeKind, ttlSeconds: number, secretOf: () => string): Issued {
+  private issue(player: Player, kind: ChallengeKind, origin: ChallengeOrigin, ttlSeconds: number, secretOf: () => string): Issued {
     const now = this.now();
     return this.db.transaction(() => {
       // Expired rows of the last minute still count against the issuance limit: keep them.
       this.db.query(`DELETE FROM auth_challenges WHERE expires_at <= ?1 AND created_at <= ?2`).run(now, now - ISSUE_WINDOW_MS);
-      const { recent } = this.db
-        .query<{ recent: number }, [string, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2`)
-        .get(player.uuid, now - ISSUE_WINDOW_MS)!;
-      if (recent >= this.config.max_generates_per_minute) {
-        throw new ApiError('AUTH_RATE_LIMITED', `${this.config.max_generates_per_minute} login codes or links per minute for one player: wait a minute and try again`, 429, { 'Retry-After': '60' });
-      }
+      if (origin === 'game') this.checkIssuanceLimit(player.uuid, now);
       const expiresAt = now + ttlSeconds * 1000;
       // A short code can collide with one still live; draw again (the key is its hash).
       for (let attempt = 0; attempt < 16; attempt++) {
         const secret = secretOf();
         const inserted = this.db
-          .query(`INSERT OR IGNORE INTO auth_challenges (challenge_hash, kind, uuid, name, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
-          .run(sha256Hex(secret), kind, player.uuid, player.name, now, expiresAt);
+          .query(`INSERT OR IGNORE INTO auth_challenges (challenge_hash, kind, uuid, name, created_at, expires_at, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`)
+          .run(sha256Hex(secret), kind, player.uuid, player.name, now, expiresAt, origin);
         if (inserted.changes === 1) return { secret, expiresAt, ttlSeconds };
       }
       throw new ApiError('AUTH_RATE_LIMITED', 'no free login code right now (too many live codes): try again in a minute', 429, { 'Retry-After': '60' });
     })();
+  }
+
+  /** In-game codes and links of the last minute for this player (public deliveries do not count). */
+  private checkIssuanceLimit(uuid: string, now: number): void {
+    const { recent } = this.db
+      .query<{ recent: number }, [string, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2 AND origin = 'game'`)
+      .get(uuid, now - ISSUE_WINDOW_MS)!;
+    if (recent < this.config.max_generates_per_minute) return;
+    throw new ApiError('AUTH_RATE_LIMITED', `${this.config.max_generates_per_minute} login codes or links per minute for one player: wait a minute and try again`, 429, { 'Retry-After': '60' });
   }
 }
 

@@ -7,7 +7,7 @@ import { authDoctorSection } from './doctor';
 import { AUTH_MODULE_ERRORS } from './errors';
 import { authRoutes } from './routes';
 import { AuthRuntime } from './runtime';
-import auth0001 from './migrations/0001_auth.sql' with { type: 'text' };
+import { AUTH_MIGRATIONS } from './schema';
 
 const runtimes = new PerController<AuthRuntime>('auth');
 
@@ -19,7 +19,7 @@ const runtimes = new PerController<AuthRuntime>('auth');
 export const authModule: SvcModule = {
   ...AUTH_MANIFEST,
   configSchema: AuthConfigSchema,
-  migrations: [{ version: 1, name: 'auth', sql: auth0001 }],
+  migrations: AUTH_MIGRATIONS,
   errors: AUTH_MODULE_ERRORS,
   init(ctx) {
     const runtime = new AuthRuntime(ctx.kernel, ctx.config as unknown as AuthConfig, ctx.log);

@@ -5,6 +5,7 @@ import type { Logger } from '../../log';
 import type { AuthConfig } from './config';
 import { totpWindow } from './config';
 import { ChallengeService } from './challenges';
+import { MagicLinkDelivery } from './delivery';
 import { FailureWindow } from './failure-window';
 import { LoginFlow } from './login';
 import { PasskeyService } from './passkeys';
@@ -35,6 +36,8 @@ export class AuthRuntime {
   readonly challenges: ChallengeService;
   readonly totp: TotpService;
   readonly login: LoginFlow;
+  /** deliver-magic-link's work, done after the answer, on its own budget. */
+  readonly delivery: MagicLinkDelivery;
   /** Wrong-code brakes of /api/profile/totp/confirm and /disable. */
   readonly totpThrottle = new TotpThrottle();
   readonly passkeys: PasskeyService | null;
@@ -45,7 +48,7 @@ export class AuthRuntime {
   constructor(
     readonly kernel: Kernel,
     readonly config: AuthConfig,
-    log: Logger,
+    readonly log: Logger,
     now: () => number = Date.now,
   ) {
     const configured = kernel.config.dashboard.public_url.trim() || config.dashboard.public_url.trim();
@@ -77,6 +80,7 @@ export class AuthRuntime {
     );
     this.challenges = new ChallengeService(kernel.db, config.login_challenge, now);
     this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute), kernel.bus, now);
+    this.delivery = new MagicLinkDelivery(this.challenges, () => kernel.modules.lookup('players'), kernel.bus, (token) => this.magicUrl(token), log);
     let passkeys: PasskeyService | null = null;
     let relyingParty: RelyingParty | null = null;
     let problem: string | null = null;
@@ -95,6 +99,11 @@ export class AuthRuntime {
     this.loadTotpEnabled();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
+  }
+
+  /** The link a magic-link token is used through: the dashboard's login page. */
+  magicUrl(token: string): string {
+    return `${this.publicUrl}/login?link=${encodeURIComponent(token)}`;
   }
 
   /** Players with TOTP switched on, held in memory: the admin TOTP rule is checked on every request. */
@@ -124,6 +133,7 @@ export class AuthRuntime {
     this.tickets.sweep();
     this.login.sweep();
     this.login.failures.sweep();
+    this.delivery.sweep();
     this.totpThrottle.sweep();
   }
 

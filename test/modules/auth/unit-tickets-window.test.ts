@@ -126,10 +126,10 @@ describe('ChallengeService issuance limit', () => {
     const { migrate } = await import('../../../src/storage/migrate');
     const { ChallengeService } = await import('../../../src/modules/auth/challenges');
     const { registerErrorCodes } = await import('../../../src/errors');
-    const sql = (await import('../../../src/modules/auth/migrations/0001_auth.sql', { with: { type: 'text' } })).default as string;
+    const { AUTH_MIGRATIONS } = await import('../../../src/modules/auth/schema');
     registerErrorCodes({});
     const db = new Database(':memory:');
-    migrate(db, 'auth', [{ version: 1, name: 'auth', sql }]);
+    migrate(db, 'auth', AUTH_MIGRATIONS);
     const time = clock();
     const config = { code_ttl_seconds: 10, code_length: 6, code_alphabet: 'numeric' as const, magic_link_ttl_seconds: 60, magic_link_token_bytes: 32, magic_link_enabled: true, max_generates_per_minute: 5, max_consume_failures_per_minute: 10 };
     const challenges = new ChallengeService(db, config, time.now);
@@ -142,5 +142,23 @@ describe('ChallengeService issuance limit', () => {
     expect(() => challenges.issueCode(alice)).toThrow('per minute');
     time.advance(5_000);
     expect(challenges.issueCode(alice).secret).toMatch(/^\d{6}$/);
+  });
+
+  test('public links (deliver-magic-link) neither count against nor are held to the in-game limit', async () => {
+    const { Database } = await import('bun:sqlite');
+    const { migrate } = await import('../../../src/storage/migrate');
+    const { ChallengeService } = await import('../../../src/modules/auth/challenges');
+    const { AUTH_MIGRATIONS } = await import('../../../src/modules/auth/schema');
+    const db = new Database(':memory:');
+    migrate(db, 'auth', AUTH_MIGRATIONS);
+    const time = clock();
+    const config = { code_ttl_seconds: 60, code_length: 6, code_alphabet: 'numeric' as const, magic_link_ttl_seconds: 60, magic_link_token_bytes: 32, magic_link_enabled: true, max_generates_per_minute: 5, max_consume_failures_per_minute: 10 };
+    const challenges = new ChallengeService(db, config, time.now);
+    const admin = { uuid: '22222222-2222-4222-8222-222222222222', name: 'Admin' };
+    for (let i = 0; i < 20; i++) challenges.issueMagicLink(admin, 'public');
+    for (let i = 0; i < 5; i++) challenges.issueCode(admin);
+    expect(() => challenges.issueMagicLink(admin)).toThrow('per minute');
+    // Spent in game, the public path still mints (its own budget is kept by its caller).
+    expect(challenges.issueMagicLink(admin, 'public').secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

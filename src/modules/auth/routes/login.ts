@@ -8,13 +8,17 @@ import type { AuthRuntime } from '../runtime';
 import { canonical, CodeText, LoginStepSchema, originOf, PlayerBody, SessionGrantSchema, TAG } from './common';
 
 const Refusals = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema };
-/** deliver-magic-link, per client address: enough for a person, not for sweeping names. */
+/**
+ * deliver-magic-link, per client address: enough for a person, not for sweeping names. Its own
+ * budget: per player, public links have another (MagicLinkDelivery), and neither touches the
+ * in-game codes and links.
+ */
 const DELIVER_LIMIT = { max: 10, windowMs: 60_000 };
 
 /** Minting (in game, through the bridge), consuming (the dashboard), and the TOTP step. */
 export function loginRoutes(runtime: AuthRuntime): AnyRoute[] {
   const { challenges, login } = runtime;
-  const magicUrl = (token: string) => `${runtime.publicUrl}/login?link=${encodeURIComponent(token)}`;
+  const magicUrl = (token: string) => runtime.magicUrl(token);
   return [
     defineRoute({
       method: 'POST',
@@ -63,22 +67,12 @@ export function loginRoutes(runtime: AuthRuntime): AnyRoute[] {
       handler: ({ body, set }) => {
         runtime.requirePerms();
         if (!runtime.config.login_challenge.magic_link_enabled) throw new ApiError('AUTH_DISABLED', 'magic links are turned off: log in with a code from the in-game command', 403);
-        const players = runtime.kernel.modules.lookup('players');
-        if (!players) throw new ApiError('AUTH_PLAYER_OFFLINE', 'magic links need the players module to find online players, and it is not installed: use the in-game command');
-        const ttlSeconds = runtime.config.login_challenge.magic_link_ttl_seconds;
-        // Whether the player is online, and whether their issuance limit is spent, stays unsaid:
-        // the answer must not tell a stranger who is on the network.
-        const player = players.onlineByName(body.name);
-        if (player) {
-          try {
-            const issued = challenges.issueMagicLink({ uuid: player.uuid, name: player.name });
-            runtime.kernel.bus.publish('AUTH_MAGIC_LINK_DELIVERY', { uuid: player.uuid, name: player.name, url: magicUrl(issued.secret), ttl: issued.ttlSeconds, expiresAt: issued.expiresAt }, 'system');
-          } catch (error) {
-            if (!(error instanceof ApiError) || error.errorCode !== 'AUTH_RATE_LIMITED') throw error;
-          }
-        }
+        if (!runtime.kernel.modules.lookup('players')) throw new ApiError('AUTH_PLAYER_OFFLINE', 'magic links need the players module to find online players, and it is not installed: use the in-game command');
+        // Nothing about the name is looked at before the answer: whether the player is online,
+        // and whether their budget is spent, shows neither in the answer nor in its timing.
+        runtime.delivery.later(body.name);
         set.status = 202;
-        return { status: 'delivered' as const, ttlSeconds };
+        return { status: 'delivered' as const, ttlSeconds: runtime.config.login_challenge.magic_link_ttl_seconds };
       },
     }),
     defineRoute({
