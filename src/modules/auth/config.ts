@@ -38,8 +38,10 @@ export const AuthConfigSchema = T.Object({
   security: T.Object({
     token_encryption_key_file: T.String({
       minLength: 1,
-      default: 'config/modules/auth/session.key',
-      description: '32-byte AES-256 key encrypting TOTP secrets (relative to the working directory); losing it makes every TOTP enrolment unrecoverable',
+      default: 'data/auth/session.key',
+      description:
+        '32-byte AES-256 key encrypting TOTP secrets (relative to the working directory; owner-only). Kept under data/, out of config backups; ' +
+        'the old default config/modules/auth/session.key means this one (the key is moved on start). Losing it makes every TOTP enrolment unrecoverable: back it up apart from the database',
     }),
   }),
   webauthn: T.Object({

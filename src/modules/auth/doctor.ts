@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
 import { fail, ok, warn, type DoctorSection, type Finding } from '../../core/doctor/model';
 import type { AuthRuntime } from './runtime';
 
@@ -47,6 +48,12 @@ function keyFinding(runtime: AuthRuntime): Finding {
     return fail(`${keyFile} is missing: TOTP secrets cannot be read`, 'restart the controller to make a new key (every TOTP enrolment is then lost), or restore it from a backup');
   }
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) return warn(`${keyFile} is readable by others (mode ${mode.toString(8)})`, `chmod 600 ${keyFile}`);
-  if (key.regenerated === 'wrong-size') return warn(`${keyFile} had the wrong size and was made anew this start: earlier TOTP enrolments cannot be read`, 'players with TOTP disable it with a recovery code and enrol again');
+  if (key.strayLegacy && existsSync(key.strayLegacy)) {
+    return warn(`an old session.key lies at ${key.strayLegacy} besides the key in use (${keyFile}); it is not read`, `delete ${key.strayLegacy}; if it is the key your TOTP enrolments were made with, stop svc and move it to ${keyFile} instead`);
+  }
+  const configDir = runtime.kernel.paths.config;
+  if (keyFile === configDir || keyFile.startsWith(`${configDir}${sep}`)) {
+    return warn(`${keyFile} lies inside config/, next to files config backups carry`, `set [security] token_encryption_key_file in config/modules/auth/auth.toml to data/auth/session.key (the default) and restart`);
+  }
   return ok(`${keyFile} (mode 600)`);
 }

@@ -1,4 +1,3 @@
-import { isAbsolute, join } from 'node:path';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
 import type { Logger } from '../../log';
@@ -10,7 +9,7 @@ import { FailureWindow } from './failure-window';
 import { LoginFlow } from './login';
 import { PasskeyService } from './passkeys';
 import { relyingPartyOf, type RelyingParty } from './relying-party';
-import { loadSessionKey, type LoadedKey } from './session-key';
+import { loadSessionKey, sessionKeyLocation, type LoadedKey } from './session-key';
 import { SessionStore } from './session-store';
 import { SessionService } from './sessions';
 import { TicketBook } from './tickets';
@@ -54,16 +53,17 @@ export class AuthRuntime {
     const configured = kernel.config.dashboard.public_url.trim() || config.dashboard.public_url.trim();
     this.publicUrlConfigured = configured !== '';
     this.publicUrl = (configured || FALLBACK_PUBLIC_URL).replace(/\/+$/, '');
-    const keyPath = config.security.token_encryption_key_file;
-    this.keyFile = isAbsolute(keyPath) ? keyPath : join(kernel.dir, keyPath);
-    this.key = loadSessionKey(this.keyFile);
+    const location = sessionKeyLocation(kernel.dir, config.security.token_encryption_key_file);
+    this.keyFile = location.file;
+    this.key = loadSessionKey(location);
+    if (this.key.movedFrom) log.info({ from: this.key.movedFrom, to: this.keyFile }, 'session.key moved out of config/ (config backups must not carry it); auth.toml may keep naming the old path, which now means the new one');
+    if (this.key.strayLegacy) log.warn({ file: this.key.strayLegacy, inUse: this.keyFile }, `an old session.key lies at ${this.key.strayLegacy}, besides the key in use: it is not read; delete it (or, if it is the right key, replace ${this.keyFile} with it while svc is stopped)`);
     this.tickets = new TicketBook(now);
     this.totp = new TotpService(kernel.db, this.key.key, { issuer: config.totp.issuer, window: totpWindow(config) }, now);
     if (this.key.regenerated) {
       const unreadable = this.totp.unreadable();
-      const why = this.key.regenerated === 'missing' ? 'was missing' : 'had the wrong size';
-      if (unreadable > 0) log.error({ file: this.keyFile, enrolments: unreadable }, `session.key ${why} and was made anew: ${unreadable} TOTP enrolment(s) can no longer be read; those players must use a recovery code to disable TOTP and enrol again`);
-      else log.info({ file: this.keyFile }, `session.key ${why}: a new one was made (mode 600)`);
+      if (unreadable > 0) log.error({ file: this.keyFile, enrolments: unreadable }, `session.key was missing and was made anew: ${unreadable} TOTP enrolment(s) can no longer be read; those players must use a recovery code to disable TOTP and enrol again`);
+      else log.info({ file: this.keyFile }, 'session.key was missing: a new one was made (mode 600)');
     }
     this.sessions = new SessionService(
       new SessionStore(kernel.db),
