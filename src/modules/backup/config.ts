@@ -24,6 +24,9 @@ import { canonicalTimeZone, isValidTimeZone, machineTimeZone, validateCron } fro
  * - Schedule names are unique ignoring case; duplicate targets in a schedule are dropped.
  * - A schedule without `retentionClass` is "manual", without `targets` is ["all"] (as the
  *   reference read its file); every other missing field takes its default.
+ * - `includeAuthKey` (new, default false): database backups carry the dashboard-login key
+ *   (data/auth/session.key) only when asked to. The key and the TOTP secrets it seals must not
+ *   travel together by default: whoever holds such an archive can read every player's seed.
  */
 
 export const TARGET_WORDS = ['all', 'services', 'dedicated', 'templates', 'config', 'controller_config', 'database', 'state', 'state_sync'] as const;
@@ -48,6 +51,8 @@ export interface BackupConfig {
   quiesceWaitSeconds: number;
   /** IANA zone the schedules are evaluated in (default: the system's zone). */
   timezone: string;
+  /** Database backups also carry data/auth/session.key (off by default). */
+  includeAuthKey: boolean;
   scope: { services: boolean; dedicated: boolean; templates: boolean; controllerConfig: boolean; stateSync: boolean; database: boolean };
   excludes: string[];
   schedules: BackupSchedule[];
@@ -84,6 +89,7 @@ export const BACKUP_DEFAULTS: BackupConfig = deepFreeze({
   quiesceServices: true,
   quiesceWaitSeconds: 2,
   timezone: systemTimeZone(),
+  includeAuthKey: false,
   scope: { services: true, dedicated: true, templates: true, controllerConfig: true, stateSync: true, database: true },
   excludes: ['logs/**', 'crash-reports/**', '*.log', '*.log.gz', 'cache/**', 'tmp/**', '*.lock', 'session.lock', '*/region/*.mca.tmp', 'config/bStats/**', 'plugins/bStats/**'],
   schedules: [
@@ -121,6 +127,10 @@ export const BackupConfigSchema: TObject = Type.Object(
     quiesceServices: Type.Boolean({ description: 'flush running servers and pause their saving (save-off) while they are archived' }),
     quiesceWaitSeconds: Type.Integer({ minimum: 0, maximum: 60, description: 'seconds to wait after `save-all flush`' }),
     timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone the schedules run in, e.g. Europe/Berlin (default: the system zone)' }),
+    includeAuthKey: Type.Boolean({
+      description:
+        'database backups also carry the dashboard-login key data/auth/session.key, so a restore keeps TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP seed (back the key up separately instead)',
+    }),
     scope: Type.Object(
       {
         services: Type.Boolean({ description: 'game servers (not dedicated)' }),
@@ -357,6 +367,13 @@ export function renderBackupToml(config: BackupConfig): string {
   out.push(line('quiesce_services', config.quiesceServices, 'Flush running servers and pause their saving (save-off) while they are archived.'));
   out.push(line('quiesce_wait_seconds', config.quiesceWaitSeconds, 'Seconds to wait after save-all flush (0-60).'));
   out.push(line('timezone', config.timezone, 'The IANA time zone the schedules run in, like "Europe/Berlin" or "UTC".'));
+  out.push(
+    line(
+      'include_auth_key',
+      config.includeAuthKey,
+      'Database backups also carry the dashboard-login key (data/auth/session.key), so a restore keeps\n# TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP\n# seed. Keep a copy of the key somewhere else instead.',
+    ),
+  );
   if (config.schedules.length === 0) out.push(line('schedules', [], 'No schedules: backups run only when started by hand.'));
 
   out.push('\n# What the target "all" covers.\n[backup.scope]\n');

@@ -116,7 +116,7 @@ export class BackupManager {
     } catch (error) {
       throw new ApiError('SERVICE_UNAVAILABLE', `the backup folder ${destination} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix localDestination in backup.toml`);
     }
-    const resolved = resolveUnits(this.kernel, request.types, request.single, destination);
+    const resolved = resolveUnits(this.kernel, request.types, request.single, destination, { includeAuthKey: this.config().includeAuthKey });
     if (resolved.length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to back up: no target of the asked types exists (is every type out of scope in backup.toml?)');
     const clashing = resolved.filter((u) => this.busy.has(keyOf(u)));
     const units = request.skipBusy ? resolved.filter((u) => !this.busy.has(keyOf(u))) : resolved;

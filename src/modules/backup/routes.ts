@@ -26,7 +26,8 @@ import {
   type BackupView,
 } from './model';
 import type { BackupRuntime } from './runtime';
-import { typesOf } from './sources';
+import { holdsCredentials, typesOf } from './sources';
+import type { Principal } from '../../http/auth';
 
 const PREFIX = '/api/backups';
 const TAG = 'backups';
@@ -44,6 +45,22 @@ function statusOf(raw: string | undefined): BackupStatus | undefined {
   const status = BACKUP_STATUSES.find((s) => s === upper);
   if (!status) throw new ApiError('VALIDATION_FAILED', `status must be one of ${BACKUP_STATUSES.join(', ')}, got "${raw}"`);
   return status;
+}
+
+/**
+ * Reading what an archive holds (its bytes, its manifest) when it holds credentials (the config,
+ * the database, or a tree with the controller's secrets in it): a dashboard session needs
+ * backups.manage, not only backups.view. A view-only session could otherwise fetch the sealed
+ * TOTP secrets, and the key that opens them. API tokens pass on the route's level (admin).
+ */
+function requireManageFor(runtime: BackupRuntime, row: BackupRow, principal: Principal | null): void {
+  if (principal?.kind !== 'session') return;
+  if (principal.session?.has(MANAGE)) return;
+  if (!holdsCredentials(runtime.kernel, row.targetType, row.targetName)) return;
+  throw new ApiError(
+    'FORBIDDEN',
+    `Missing permission: ${MANAGE} (backup ${row.id} is a ${row.targetType.toLowerCase()} archive and holds credentials; reading it needs ${MANAGE}, not only ${VIEW}: ask an admin)`,
+  );
 }
 
 function classOf(raw: string | undefined): string {
@@ -172,12 +189,14 @@ export function backupRoutes(runtime: BackupRuntime): AnyRoute[] {
       auth: 'admin',
       permission: VIEW,
       tag: TAG,
-      summary: 'The archive’s MANIFEST.sha256 as text (sha256sum format); 404 BACKUP_ARCHIVE_MISSING or BACKUP_MANIFEST_MISSING',
+      summary: `The archive’s MANIFEST.sha256 as text (sha256sum format); 404 BACKUP_ARCHIVE_MISSING or BACKUP_MANIFEST_MISSING. Of an archive holding credentials (config, database), a session needs ${MANAGE}`,
       params: IdParams,
       response: { 200: t.String({ description: 'text/plain' }), ...Refusals, 404: Err },
-      handler: async ({ params }) => {
+      handler: async ({ params, principal }) => {
+        const row = manager.get(params.id);
+        requireManageFor(runtime, row, principal);
         const { readManifest } = await import('./archive');
-        const manifest = await readManifest(manager.archiveOf(manager.get(params.id)));
+        const manifest = await readManifest(manager.archiveOf(row));
         if (manifest === null) throw new ApiError('BACKUP_MANIFEST_MISSING', `the archive of backup ${params.id} has no MANIFEST.sha256 entry`);
         return new Response(manifest, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
       },
@@ -188,11 +207,13 @@ export function backupRoutes(runtime: BackupRuntime): AnyRoute[] {
       auth: 'admin',
       permission: VIEW,
       tag: TAG,
-      summary: 'The archive itself, streamed (application/zstd, Content-Length, an attachment named after the file)',
+      summary: `The archive itself, streamed (application/zstd, Content-Length, an attachment named after the file). An archive holding credentials (config, database) needs ${MANAGE} from a session`,
       params: IdParams,
       response: { 200: t.Any({ description: 'the .tar.zst archive' }), ...Refusals, 404: Err },
-      handler: ({ params }) => {
-        const file = manager.archiveOf(manager.get(params.id));
+      handler: ({ params, principal }) => {
+        const row = manager.get(params.id);
+        requireManageFor(runtime, row, principal);
+        const file = manager.archiveOf(row);
         return new Response(Bun.file(file), {
           headers: {
             'content-type': 'application/zstd',

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../errors';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { Kernel } from '../../kernel';
@@ -68,6 +68,15 @@ export interface BackupUnit {
 /** The supervisor's bookkeeping in a service folder (pid, console log, stdin FIFO): not the service's state, and wrong to restore. */
 const SUPERVISOR_FILES = ['.svc/**', '.svc'];
 
+/**
+ * Never in a config archive: the dashboard-login key (TOTP secrets are sealed with it), wherever
+ * under config/ an older svc or an operator left it. It lives under data/auth/ now.
+ */
+const CONFIG_SECRET_FILES = ['session.key', 'modules/auth/session.key'];
+
+/** The auth module's key at its default place (data/auth/session.key); a database backup carries it only when asked to. */
+export const authKeyFile = (kernel: Kernel): string => join(kernel.paths.data, 'auth', 'session.key');
+
 const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): BackupUnit =>
   existsSync(dir) && statSync(dir).isDirectory() ? { ...unit, root: dir } : { ...unit, skip: `${dir} does not exist on the controller` };
 
@@ -75,7 +84,7 @@ const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): Backup
  * What a run of these types archives. `single` names one service or dedicated service: then
  * only that one is backed up (the reference still archived templates, config and the database).
  */
-export function resolveUnits(kernel: Kernel, types: readonly TargetType[], single: string | undefined, stagingDir: string): BackupUnit[] {
+export function resolveUnits(kernel: Kernel, types: readonly TargetType[], single: string | undefined, stagingDir: string, options: { includeAuthKey?: boolean } = {}): BackupUnit[] {
   const units: BackupUnit[] = [];
   const wanted = (name: string) => single === undefined || name.toLowerCase() === single.toLowerCase();
   for (const type of types) {
@@ -99,13 +108,13 @@ export function resolveUnits(kernel: Kernel, types: readonly TargetType[], singl
         if (single === undefined) units.push(dirOrSkip({ targetType: type, targetName: 'all' }, kernel.paths.templates));
         break;
       case 'CONFIG':
-        if (single === undefined) units.push(dirOrSkip({ targetType: type, targetName: 'all' }, kernel.paths.config));
+        if (single === undefined) units.push({ ...dirOrSkip({ targetType: type, targetName: 'all' }, kernel.paths.config), excludes: CONFIG_SECRET_FILES });
         break;
       case 'STATE_SYNC':
         if (single === undefined) units.push(dirOrSkip({ targetType: type, targetName: 'all' }, kernel.stateSync.root));
         break;
       case 'DATABASE':
-        if (single === undefined) units.push({ targetType: type, targetName: 'all', prepare: () => databaseSnapshot(kernel, stagingDir) });
+        if (single === undefined) units.push({ targetType: type, targetName: 'all', prepare: () => databaseSnapshot(kernel, stagingDir, options.includeAuthKey === true) });
         break;
     }
   }
@@ -118,11 +127,17 @@ export function resolveUnits(kernel: Kernel, types: readonly TargetType[], singl
  * snapshot while the controller goes on writing, on a connection of its own off the event
  * loop), never a copy of the file under a writer.
  */
-async function databaseSnapshot(kernel: Kernel, stagingDir: string): Promise<{ root: string; cleanup: () => void }> {
+async function databaseSnapshot(kernel: Kernel, stagingDir: string, includeAuthKey: boolean): Promise<{ root: string; cleanup: () => void }> {
   const root = join(stagingDir, `_staging-db-${crypto.randomUUID()}`);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   try {
     await snapshotDatabase(kernel.db, kernel.db.filename, join(root, `${kernel.config.database.name}.db`));
+    // Asked for (includeAuthKey): the key beside the secrets it opens, so a restore keeps TOTP working.
+    const key = authKeyFile(kernel);
+    if (includeAuthKey && existsSync(key)) {
+      mkdirSync(join(root, 'auth'), { mode: 0o700 });
+      copyFileSync(key, join(root, 'auth', 'session.key'));
+    }
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
@@ -147,6 +162,24 @@ export function defaultRestorePath(kernel: Kernel, type: TargetType, name: strin
       // Never over the live database: the operator swaps it in while the controller is stopped.
       return join(kernel.dir, 'restore', 'database');
   }
+}
+
+/**
+ * Whether a backup's archive holds credentials, so that reading it (download, manifest) needs
+ * `svc.dashboard.backups.manage` and not only `.view`: the config (module configs, the old
+ * place of session.key) and the database (session hashes, sealed TOTP secrets, API token
+ * records) always; any other tree when it contains the controller's secrets (data/, config/,
+ * svc.toml, the cluster key), which a template or services folder set to the controller's own
+ * folder would.
+ */
+export function holdsCredentials(kernel: Kernel, type: TargetType, name: string): boolean {
+  if (type === 'CONFIG' || type === 'DATABASE') return true;
+  const root = resolve(defaultRestorePath(kernel, type, name));
+  const secrets = [kernel.paths.data, kernel.paths.config, kernel.configPath, resolve(kernel.dir, kernel.config.cluster.keystore_path), ...(kernel.apiToken.file ? [kernel.apiToken.file] : [])];
+  return secrets.some((place) => {
+    const inside = relative(root, resolve(place));
+    return inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside));
+  });
 }
 
 /** The folders a restore may write into: the controller's own trees, never data/ (the live database). */

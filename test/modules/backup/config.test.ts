@@ -39,6 +39,8 @@ const SECTION_6: BackupConfig = {
   quiesceServices: true,
   quiesceWaitSeconds: 2,
   timezone: systemZone,
+  // svc: the dashboard-login key rides with database backups only when asked to.
+  includeAuthKey: false,
   scope: { services: true, dedicated: true, templates: true, controllerConfig: true, stateSync: true, database: true },
   excludes: ['logs/**', 'crash-reports/**', '*.log', '*.log.gz', 'cache/**', 'tmp/**', '*.lock', 'session.lock', '*/region/*.mca.tmp', 'config/bStats/**', 'plugins/bStats/**'],
   schedules: [
@@ -59,6 +61,7 @@ const CUSTOM: BackupConfig = {
   quiesceServices: false,
   quiesceWaitSeconds: 60,
   timezone: 'America/New_York',
+  includeAuthKey: true,
   scope: { services: false, dedicated: true, templates: false, controllerConfig: false, stateSync: true, database: false },
   excludes: ['*.tmp', 'world/"odd" name/**', 'a\\b', '#not-a-comment'],
   schedules: [
@@ -166,8 +169,8 @@ describe('loadBackupConfig', () => {
     ['an exclude that is not a string', '[backup.excludes]\npatterns = ["a", 2]\n', 'backup.excludes.patterns[1] must be a string of 1 to 256 characters, got 2'],
     ['excludes not a table', '[backup]\nexcludes = ["a"]\n', 'backup.excludes must be a table with the key patterns, got ["a"]'],
     ['an unknown key in excludes', '[backup.excludes]\npattern = ["a"]\n', 'backup.excludes.pattern is not a known key; the keys are patterns'],
-    ['a misspelt key', '[backup]\nmax_concurent = 4\n', 'backup.max_concurent is not a known key; the keys are enabled, local_destination, max_concurrent, compression_level, compression_workers, quiesce_services, quiesce_wait_seconds, timezone, scope, excludes, schedules, retention'],
-    ['a camelCase key', '[backup]\nmaxConcurrent = 4\n', 'backup.maxConcurrent is not a known key; the keys are enabled, local_destination, max_concurrent, compression_level, compression_workers, quiesce_services, quiesce_wait_seconds, timezone, scope, excludes, schedules, retention'],
+    ['a misspelt key', '[backup]\nmax_concurent = 4\n', 'backup.max_concurent is not a known key; the keys are enabled, local_destination, max_concurrent, compression_level, compression_workers, quiesce_services, quiesce_wait_seconds, timezone, include_auth_key, scope, excludes, schedules, retention'],
+    ['a camelCase key', '[backup]\nmaxConcurrent = 4\n', 'backup.maxConcurrent is not a known key; the keys are enabled, local_destination, max_concurrent, compression_level, compression_workers, quiesce_services, quiesce_wait_seconds, timezone, include_auth_key, scope, excludes, schedules, retention'],
     ['a table outside [backup]', '[backups]\nenabled = false\n', 'backups is not a known key; everything goes under [backup]'],
     ['backup not a table', 'backup = 3\n', 'backup must be a table, got 3'],
     ['a bad class', '[[backup.schedules]]\nname = "a"\ncron = "0 1 * * *"\n\n[[backup.schedules]]\nname = "b"\ncron = "0 1 * * *"\nretention_class = "yearly"\n', 'backup.schedules[1].retention_class must be one of "hourly", "daily", "weekly", "monthly", "manual", got "yearly"'],
@@ -261,7 +264,7 @@ describe('parseBackupConfig: refusals name the field', () => {
     ['targets not a list', { schedules: [schedule({ targets: 'all' })] }, 'schedules[0].targets: must be a list, got "all"'],
     ['a schedule without a name', { schedules: [{ cron: '0 1 * * *' }] }, 'schedules[0].name: is required'],
     ['an unknown key in a schedule', { schedules: [schedule({ retention: 'daily' })] }, 'schedules[0].retention: is not a known key; the keys are name, cron, retentionClass, targets'],
-    ['an unknown top-level key', { enabled: true, maxConcurent: 3 }, 'maxConcurent: is not a known key; the keys are enabled, localDestination, maxConcurrent, compressionLevel, compressionWorkers, quiesceServices, quiesceWaitSeconds, timezone, scope, excludes, schedules, retention'],
+    ['an unknown top-level key', { enabled: true, maxConcurent: 3 }, 'maxConcurent: is not a known key; the keys are enabled, localDestination, maxConcurrent, compressionLevel, compressionWorkers, quiesceServices, quiesceWaitSeconds, timezone, includeAuthKey, scope, excludes, schedules, retention'],
     ['an unknown scope key', { scope: { worlds: true } }, 'scope.worlds: is not a known key; the keys are services, dedicated, templates, controllerConfig, stateSync, database'],
     ['a snake_case key', { retention: { hourly_keep: 3 } }, 'retention.hourly_keep: is not a known key; the keys are hourlyKeep, dailyKeep, weeklyKeep, monthlyKeep, keepManual, failedKeepDays'],
     ['a wrong type', { enabled: 'yes' }, 'enabled: must be true or false, got "yes"'],

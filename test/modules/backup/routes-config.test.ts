@@ -54,6 +54,7 @@ function fileAsConfig(): BackupConfig {
     quiesceServices: b.quiesce_services as boolean,
     quiesceWaitSeconds: b.quiesce_wait_seconds as number,
     timezone: b.timezone as string,
+    includeAuthKey: b.include_auth_key as boolean,
     scope: {
       services: scope.services!,
       dedicated: scope.dedicated!,
@@ -85,6 +86,7 @@ const CUSTOM: BackupConfig = {
   quiesceServices: false,
   quiesceWaitSeconds: 11,
   timezone: 'Europe/Berlin',
+  includeAuthKey: true,
   scope: { services: false, dedicated: true, templates: false, controllerConfig: true, stateSync: false, database: true },
   excludes: ['*.tmp', 'world/playerdata/**'],
   schedules: [
@@ -98,7 +100,7 @@ describe('GET /api/backups/config', () => {
   test('answers the dashboard’s BackupModuleConfig shape with the §6 defaults, and the file on disk says the same', async () => {
     const config = await getConfig();
     expect(Object.keys(config).sort()).toEqual(
-      ['compressionLevel', 'compressionWorkers', 'enabled', 'excludes', 'localDestination', 'maxConcurrent', 'quiesceServices', 'quiesceWaitSeconds', 'retention', 'schedules', 'scope', 'timezone'].sort(),
+      ['compressionLevel', 'compressionWorkers', 'enabled', 'excludes', 'includeAuthKey', 'localDestination', 'maxConcurrent', 'quiesceServices', 'quiesceWaitSeconds', 'retention', 'schedules', 'scope', 'timezone'].sort(),
     );
     expect(config).toMatchObject({ enabled: true, localDestination: 'data/backups', maxConcurrent: 2, compressionLevel: 3, compressionWorkers: 0, quiesceServices: true, quiesceWaitSeconds: 2 });
     expect(typeof config.timezone).toBe('string');
