@@ -134,8 +134,10 @@ export class FilePlacer {
     }
     if ((stats.mode & 0o222) === 0) return 'done';
     try {
-      // Same inode: this makes the template file read-only too, which is the point.
-      chmodSync(dst, stats.mode & 0o555);
+      // Same inode: this makes the template file read-only too, which is the point. Changed
+      // through the template's name, not the work dir's: chmod follows links, and a server could
+      // swap its new name for a link to anything in between.
+      chmodSync(src, stats.mode & 0o555);
       return 'done';
     } catch {
       // Not ours to chmod: a writable shared inode is never acceptable, so copy instead.
