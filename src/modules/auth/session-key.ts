@@ -54,8 +54,9 @@ export function sessionKeyLocation(dir: string, configured: string): KeyLocation
 /**
  * The AES-256-GCM key that encrypts TOTP secrets (32 raw bytes, mode 600, in an owner-only
  * folder when at the default location).
- * - At the old location and not yet at the new one: moved (hard link, then the old name
- *   removed; a copy on another file system), so an interrupted move leaves a working key.
+ * - At the old location and not yet at the default one: moved (hard link, then the old name
+ *   removed; a copy on another file system), so an interrupted move leaves a working key. A
+ *   key file the operator placed elsewhere is never filled from the old location.
  * - Missing: made, and every TOTP enrolment made under the lost key can no longer be
  *   decrypted, which the caller must say plainly.
  * - Present but not 32 bytes: refused with SessionKeyError. A key that exists is never
@@ -70,11 +71,12 @@ export function loadSessionKey(location: KeyLocation | string): LoadedKey {
   let movedFrom: string | null = null;
   let strayLegacy: string | null = null;
   if (legacy !== file && existsSync(legacy)) {
-    if (!existsSync(file)) {
+    // Only the default place inherits the old default's key; a path the operator chose is theirs.
+    if (!existsSync(file) && where.ownFolder) {
       checkSize(readFileSync(legacy), legacy);
       moveWithoutReplacing(legacy, file);
       movedFrom = legacy;
-    } else if (readFileSync(legacy).equals(readFileSync(file))) {
+    } else if (existsSync(file) && readFileSync(legacy).equals(readFileSync(file))) {
       // What an interrupted move leaves: the same key under both names.
       rmSync(legacy, { force: true });
     } else {

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import type { TestController } from '../../support/controller';
+import { tempDir, type TestController } from '../../support/controller';
+import { LEGACY_SESSION_KEY_FILE, loadSessionKey, sessionKeyLocation } from '../../../src/modules/auth/session-key';
 import { bringOnline, loginAs, loginCode, testPlayer } from '../../support/dashboard-login';
 import { authTomlPath, consume, enableTotp, expectError, expectJson, getAs, startAuth, totpCode, totpVerify, type AuthTest } from './harness';
 
@@ -230,6 +231,33 @@ describe('moving a key from config/modules/auth/ (svc up to 0.13)', () => {
       expect(info.error).toContain(`${legacyPath(t.c)} holds 31 bytes`);
     } finally {
       await t.stop();
+    }
+  });
+});
+
+describe('loadSessionKey, directly', () => {
+  test('a key path the operator chose is never filled from the old place: a new key there, the old one reported', () => {
+    const { dir, remove } = tempDir('svc-session-key-');
+    try {
+      const old = Buffer.alloc(32, 3);
+      mkdirSync(join(dir, 'config', 'modules', 'auth'), { recursive: true });
+      writeFileSync(join(dir, LEGACY_SESSION_KEY_FILE), old);
+      const location = sessionKeyLocation(dir, join(dir, 'secrets', 'totp.key'));
+      expect(location).toEqual({ file: join(dir, 'secrets', 'totp.key'), legacy: join(dir, LEGACY_SESSION_KEY_FILE), ownFolder: false });
+      const loaded = loadSessionKey(location);
+      expect(loaded.regenerated).toBe('missing');
+      expect(loaded.movedFrom).toBeNull();
+      expect(loaded.strayLegacy).toBe(join(dir, LEGACY_SESSION_KEY_FILE));
+      expect(readFileSync(join(dir, LEGACY_SESSION_KEY_FILE)).equals(old)).toBe(true);
+      expect(readFileSync(join(dir, 'secrets', 'totp.key')).equals(old)).toBe(false);
+    } finally {
+      remove();
+    }
+  });
+
+  test('the old default, spelt any way, means data/auth/session.key', () => {
+    for (const spelt of ['config/modules/auth/session.key', './config/modules/auth/session.key', '/srv/svc/config/modules/auth/session.key', 'data/auth/session.key', '']) {
+      expect(sessionKeyLocation('/srv/svc', spelt)).toEqual({ file: '/srv/svc/data/auth/session.key', legacy: '/srv/svc/config/modules/auth/session.key', ownFolder: true });
     }
   });
 });
