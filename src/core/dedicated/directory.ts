@@ -1,9 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../config/write';
+import { mkdirSync } from 'node:fs';
 import { SOFTWARE, type SoftwareName } from '../software/kinds';
-import { setProperties } from '../templates/properties-text';
-import { acceptEula } from '../templates/patches';
+import { acceptEula, setServerProperties } from '../templates/patches';
 
 /**
  * A dedicated service's directory at creation: made if missing (never emptied: it may hold
@@ -18,15 +15,11 @@ export function provisionDedicatedDirectory(dir: string, config: { port: number;
   setServerPort(dir, config.port);
 }
 
-/** `server-port` only, every other line kept; written when it changes. */
+/**
+ * `server-port` only, every other line kept; written when it changes. The directory is the
+ * server's: the file is read and replaced by the tenant rule (templates/tenant-fs.ts), so a
+ * `server.properties` link is replaced, never read or written through.
+ */
 export function setServerPort(dir: string, port: number): void {
-  const path = join(dir, 'server.properties');
-  let before: string | null = null;
-  try {
-    before = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const after = setProperties(before ?? '', { 'server-port': String(port) });
-  if (after !== before) writeFileAtomic(path, after);
+  setServerProperties(dir, { 'server-port': String(port) });
 }

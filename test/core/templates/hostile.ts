@@ -76,13 +76,16 @@ export function expectNoSecret(h: Hostile, text: string | Uint8Array): void {
 /** No secret appears in any regular file under `dir` (links not followed). */
 export function expectNoSecretUnder(h: Hostile, dir: string): void {
   if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    // A hard link planted by the test is still the outside file's inode: not svc's output.
-    if (statSync(path).nlink > 1 && statSync(path).ino === statSync(join(h.outside, 'hardlinked.txt')).ino) continue;
-    expectNoSecret(h, readFileSync(path));
-  }
+  const planted = statSync(join(h.outside, 'hardlinked.txt')).ino;
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) visit(path);
+      // A hard link planted by the test is still the outside file's inode: not svc's output.
+      else if (entry.isFile() && lstatSync(path).ino !== planted) expectNoSecret(h, readFileSync(path));
+    }
+  };
+  visit(dir);
 }
 
 function snapshotOf(dir: string): Hostile['snapshot'] {
