@@ -1,12 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Logger } from '../../log';
 import { createBreather } from './breather';
 import { changedFiles } from './deploy-changes';
 import { excludeMatcher } from './deploy-excludes';
 import { tidySiblings } from './deploy-siblings';
 import { stageAndSwap } from './deploy-stage';
-import { isDirectory } from './is-directory';
 import { codeOf } from './place-file';
+import { TenantTree } from './tenant-fs';
+import { SkipReport } from './tenant-report';
 
 export interface DeployBackOptions {
   /** The stopped service's work dir (its process has ended). */
@@ -15,6 +17,8 @@ export interface DeployBackOptions {
   templateDir: string;
   /** Group's deployExcludes: plain names or globs (e.g. "logs", "crash-reports", "*.tmp", "plugins/*.jar"); see deploy-excludes.ts. */
   excludes: readonly string[];
+  /** Where entries left out (links, FIFOs, hard links) are named (see tenant-report.ts). */
+  log?: Logger;
 }
 
 export interface DeployBackResult {
@@ -29,7 +33,8 @@ const queues = new Map<string, Promise<void>>();
 /**
  * Copies what a stopped service added or changed back into its group's template ("deploy on
  * stop"). Adds and updates files, never deletes; excluded paths, the supervisor's `.svc/`
- * folder, links and special files stay out. When nothing changed the template is not touched;
+ * folder, links, special files and files with other hard links stay out (the work dir is the
+ * server's: read by the rule of tenant-fs.ts, and what is left out is named in the log). When nothing changed the template is not touched;
  * otherwise it is replaced in one swap (see deploy-stage.ts), so it is never half-updated and
  * a failure leaves it as it was.
  *
@@ -56,17 +61,25 @@ export function deployBack(options: DeployBackOptions): Promise<DeployBackResult
 
 async function deployNow(options: DeployBackOptions): Promise<DeployBackResult> {
   const templateDir = realTemplateDir(options.templateDir);
+  const report = new SkipReport('deploy back', options.workDir, options.log);
+  let work: TenantTree | null = null;
   try {
-    if (!isDirectory(options.workDir)) throw new Error('the work dir does not exist');
+    // Provisioning's hard links (the template's own inodes) must be recognised as unchanged,
+    // so the tree accepts them and changedFiles refuses every other.
+    work = TenantTree.open(options.workDir, { hardlinks: true });
+    if (!work) throw new Error('the work dir does not exist');
     tidySiblings(templateDir);
     const breathe = createBreather();
-    const files = await changedFiles(options.workDir, templateDir, excludeMatcher(options.excludes), breathe);
+    const files = await changedFiles(work, templateDir, excludeMatcher(options.excludes), breathe, report);
     if (files.length === 0) return { filesChanged: 0, files: [] };
-    await stageAndSwap(options.workDir, templateDir, files, breathe);
+    await stageAndSwap(work, templateDir, files, breathe);
     return { filesChanged: files.length, files };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`deploy back from ${options.workDir} into ${templateDir} failed: ${message}`, { cause: error });
+  } finally {
+    work?.close();
+    report.finish();
   }
 }
 

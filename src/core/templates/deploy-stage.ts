@@ -1,8 +1,10 @@
-import { chmodSync, chownSync, constants, copyFileSync, linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, type Stats } from 'node:fs';
+import { chmodSync, chownSync, constants, copyFileSync, linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, type Stats } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Breather } from './breather';
 import { siblingPath } from './deploy-siblings';
-import { codeOf, FilePlacer } from './place-file';
+import { codeOf } from './place-file';
+import { RefusedEntry, type OpenedFile, type TenantTree } from './tenant-fs';
 import { walkTemplate, type EntryKind } from './walk';
 
 /**
@@ -23,7 +25,7 @@ import { walkTemplate, type EntryKind } from './walk';
  *
  * On failure the stage is removed and the error says which path failed and why.
  */
-export async function stageAndSwap(workDir: string, templateDir: string, files: readonly string[], breathe: Breather): Promise<void> {
+export async function stageAndSwap(work: TenantTree, templateDir: string, files: readonly string[], breathe: Breather): Promise<void> {
   const template = lstatOrNull(templateDir);
   if (template && !template.isDirectory()) throw new Error(`${templateDir} is not a folder`);
   mkdirSync(dirname(templateDir), { recursive: true });
@@ -34,7 +36,7 @@ export async function stageAndSwap(workDir: string, templateDir: string, files: 
       copyFolderMeta(template, stage);
       await seed(templateDir, stage, breathe);
     }
-    await writeChanged(workDir, stage, files, breathe);
+    await writeChanged(work, stage, files, breathe);
     swap(stage, templateDir, template !== null);
   } catch (error) {
     rmSync(stage, { recursive: true, force: true });
@@ -83,27 +85,54 @@ function linkOrCopy(from: string, to: string, kind: EntryKind): void {
   }
 }
 
-async function writeChanged(workDir: string, stage: string, files: readonly string[], breathe: Breather): Promise<void> {
-  // Never hardlinks: the template must not share an inode with a work dir a server writes to.
-  const placer = new FilePlacer({ overwrite: false, hardlinks: false });
+/**
+ * Copies the changed files from the work dir (a server's: read by the tenant rule, see
+ * tenant-fs.ts) into the stage. A file that became a link, a FIFO or a hard link since it was
+ * compared fails the deploy, leaving the template as it was. Modes are kept but for the
+ * set-user-ID, set-group-ID and sticky bits: a server's file must not become a set-user-ID
+ * file of svc's user in a template.
+ */
+async function writeChanged(work: TenantTree, stage: string, files: readonly string[], breathe: Breather): Promise<void> {
   for (const rel of files) {
     const dst = join(stage, rel);
     const temp = `${dst}.svc-deploy-${process.pid}-${Date.now().toString(36)}`;
     try {
       mkdirSync(dirname(dst), { recursive: true });
-      const src = join(workDir, rel);
-      const mode = lstatSync(src).mode & 0o7777;
-      const outcome = await placer.place(src, temp, rel);
-      if (outcome.mode === 'vanished') throw new Error('it vanished from the work dir or is no longer a regular file');
-      if (outcome.mode === 'kept') throw new Error(`the temp file ${temp} already exists`);
-      chmodSync(temp, mode);
+      const src = work.openRead(rel);
+      if (src === null) throw new Error('it vanished from the work dir');
+      try {
+        if (src.stats.nlink > 1) throw new RefusedEntry(rel, 'hardlinked');
+        await copyOpened(src, temp);
+        chmodSync(temp, src.stats.mode & 0o777);
+      } finally {
+        src.close();
+      }
       renameSync(temp, dst);
     } catch (error) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Never created.
+      }
       throw new Error(`could not write ${rel} into the staged template: ${reason(error, stage, rel)}`, { cause: error });
     }
     const pause = breathe();
     if (pause) await pause;
   }
+}
+
+/** Plain copies from this size up run on the thread pool so the event loop keeps going. */
+const ASYNC_COPY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A new, independent file at `dst` with the open file's bytes: a reflink clone where the file
+ * system can, else a copy. Never a hard link: the template must not share an inode with a work
+ * dir a server writes to.
+ */
+async function copyOpened(src: OpenedFile, dst: string): Promise<void> {
+  const flags = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
+  if (src.stats.size >= ASYNC_COPY_BYTES) await copyFile(src.path, dst, flags);
+  else copyFileSync(src.path, dst, flags);
 }
 
 function swap(stage: string, templateDir: string, templateExists: boolean): void {
