@@ -7,7 +7,7 @@ import type { StateFiles } from './state-files';
 /**
  * Readies a state dir for a fresh launch: refuses one whose recorded server still runs (a
  * second server on the same FIFO and log would garble both), clears the previous run's pid,
- * exit and record files so none can be mistaken for this run's, and empties console.log.
+ * exit, record and sandbox files so none can be mistaken for this run's, and empties console.log.
  * The FIFO is kept: the wrapper reuses it.
  */
 export function prepareStateDir(files: StateFiles): void {
@@ -19,6 +19,6 @@ export function prepareStateDir(files: StateFiles): void {
   if (previous.ok && !ended && isOurWrapper(previous.record.wrapperPid, previous.record.marker)) {
     throw new Error(`${files.dir} is in use by running process ${previous.record.pid} (wrapper ${previous.record.wrapperPid}); stop or re-attach it first`);
   }
-  for (const path of [files.record, files.pidFile, files.exitFile, `${files.exitFile}.tmp`]) rmSync(path, { force: true });
+  for (const path of [files.record, files.pidFile, files.exitFile, `${files.exitFile}.tmp`, files.sandboxInfo]) rmSync(path, { force: true });
   writeFileSync(files.log, '');
 }

@@ -17,10 +17,14 @@ export interface StateFiles {
   pidFile: string;
   /** ProcessRecord as JSON, written atomically by the controller once the pid is known. */
   record: string;
+  /** A sandboxed launch only: bwrap's --info-fd output (sandbox-pid.ts). */
+  sandboxInfo: string;
 }
 
 export const LOG_NAME = 'console.log';
 export const EXIT_NAME = 'exit-code';
+/** The wrapper's `<info>` file name for a sandboxed launch (wrapper-script.ts). */
+export const SANDBOX_INFO_NAME = 'sandbox.json';
 
 export function stateFiles(dir: string): StateFiles {
   return {
@@ -30,5 +34,6 @@ export function stateFiles(dir: string): StateFiles {
     exitFile: join(dir, EXIT_NAME),
     pidFile: join(dir, 'server.pid'),
     record: join(dir, 'process.json'),
+    sandboxInfo: join(dir, SANDBOX_INFO_NAME),
   };
 }

@@ -10,12 +10,23 @@ export interface LaunchSpec {
   /** The command, one argument an element; passed to the program verbatim, never through a shell. */
   argv: string[];
   /**
-   * Extra environment, laid over the controller's own (so PATH and friends are still there for
-   * the wrapper). A variable cannot be removed this way.
+   * The whole environment of the server: nothing of the controller's own is added (it may hold
+   * SVC_CLUSTER_TOKEN, database passwords and the like), and the controller's own settings
+   * overrides (launch-env.ts) are dropped even when given. Absent: PATH only.
    */
   env?: Record<string, string>;
-  /** Where stdin.fifo, console.log, exit-code and process.json live; default `<workDir>/.svc`. */
+  /**
+   * Where stdin.fifo, console.log, exit-code and process.json live; default `<workDir>/.svc`.
+   * Services put it out of the server's reach (core/isolation: `<data>/run/<name>`): a server
+   * that could write process.json would choose the pid the controller signals.
+   */
   stateDir?: string;
+  /**
+   * argv starts bubblewrap with `--info-fd 4` and an init whose only child is the server
+   * (core/isolation): the server's pid, where signals go, is then found through the sandbox
+   * (sandbox-pid.ts) instead of being the pid the wrapper exec'd.
+   */
+  sandboxed?: boolean;
 }
 
 /** 137 for SIGKILL, 143 for SIGTERM (128+n, as sh reports a signal death); null if unknown. */

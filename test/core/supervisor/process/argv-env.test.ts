@@ -41,13 +41,28 @@ describe('argv and env reach the program verbatim', () => {
     expect(parsed).toEqual({ argv: NASTY, env: '$HOME `id`; "x" \'y\'', cwd: workDir });
   });
 
-  test('without spec.env the controller environment passes through', async () => {
+  test('without spec.env nothing of the controller environment but PATH passes', async () => {
     process.env.RUNNER_ARGV_ENV = 'from the controller';
     try {
       const { parsed } = await runArgv([]);
-      expect(parsed).toMatchObject({ argv: [], env: 'from the controller' });
+      expect(parsed).toMatchObject({ argv: [], env: null });
     } finally {
       delete process.env.RUNNER_ARGV_ENV;
+    }
+  });
+
+  test('spec.env is the whole environment: the controller\'s own variables never reach the server', async () => {
+    process.env.RUNNER_ARGV_ENV = 'from the controller';
+    process.env.SVC_CLUSTER_TOKEN = 'controller-secret';
+    try {
+      const { handle, log } = await scope.start(['/bin/sh', '-c', 'echo "env=${RUNNER_ARGV_ENV-unset} cluster=${SVC_CLUSTER_TOKEN-unset} db=${SVC_DB_PASSWORD-unset} given=$GIVEN api=$SVC_API_TOKEN"'], {
+        env: { GIVEN: 'yes', SVC_API_TOKEN: 'its-own', SVC_DB_PASSWORD: 'passed-by-mistake' },
+      });
+      expect(await within(handle.exited, 'sh exit')).toEqual({ code: 0 });
+      expect(log.lines).toEqual(['env=unset cluster=unset db=unset given=yes api=its-own']);
+    } finally {
+      delete process.env.RUNNER_ARGV_ENV;
+      delete process.env.SVC_CLUSTER_TOKEN;
     }
   });
 
