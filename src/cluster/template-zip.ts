@@ -1,4 +1,10 @@
+import { read } from 'node:fs';
+import { promisify } from 'node:util';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import { openRegular, RefusedEntry, type OpenedFile } from '../core/templates/tenant-fs';
+
+const readAsync = promisify(read);
+const CHUNK = 256 * 1024;
 
 /** Already-compressed formats are stored; the rest deflated quickly. */
 const STORED = /\.(jar|zip|gz|png|jpg|ogg|mca|dat|xz|zst)$/i;
@@ -8,6 +14,9 @@ const STORED = /\.(jar|zip|gz|png|jpg|ogg|mca|dat|xz|zst)$/i;
  * next piece of a file is read only when the reader has taken the last one, so memory stays
  * flat however large the template and however slow the agent. fflate writes the zip because
  * nothing built into the runtime does (loaded only when a template is served).
+ *
+ * Each file is opened as it is reached, without following a link and without waiting on a
+ * FIFO: one that is gone, or is no longer a regular file, is left out of the archive.
  */
 export function zipStream(files: Map<string, string>): ReadableStream<Uint8Array> {
   const pieces = zipPieces([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -41,17 +50,35 @@ async function* zipPieces(entries: [string, string][]): AsyncGenerator<Uint8Arra
     yield* ready;
   };
   for (const [rel, path] of entries) {
-    const entry = STORED.test(rel) ? new ZipPassThrough(rel) : new ZipDeflate(rel, { level: 1 });
-    zip.add(entry);
-    let pending: Uint8Array | null = null;
-    for await (const chunk of Bun.file(path).stream()) {
-      if (pending) entry.push(pending, false);
-      pending = chunk;
+    const file = openOrSkip(path);
+    if (file === null) continue;
+    try {
+      const entry = STORED.test(rel) ? new ZipPassThrough(rel) : new ZipDeflate(rel, { level: 1 });
+      zip.add(entry);
+      let pending: Uint8Array | null = null;
+      for (;;) {
+        const buffer = new Uint8Array(CHUNK);
+        const { bytesRead } = await readAsync(file.fd, buffer, 0, CHUNK, null);
+        if (bytesRead === 0) break;
+        if (pending) entry.push(pending, false);
+        pending = buffer.subarray(0, bytesRead);
+        yield* drain();
+      }
+      entry.push(pending ?? new Uint8Array(0), true);
       yield* drain();
+    } finally {
+      file.close();
     }
-    entry.push(pending ?? new Uint8Array(0), true);
-    yield* drain();
   }
   zip.end();
   yield* drain();
+}
+
+function openOrSkip(path: string): OpenedFile | null {
+  try {
+    return openRegular(path);
+  } catch (error) {
+    if (error instanceof RefusedEntry) return null;
+    throw error;
+  }
 }

@@ -1,9 +1,10 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { join } from 'node:path';
 import { templateStack, type Group } from '../groups/model';
 import { SOFTWARE } from '../software/kinds';
 import { createBreather, type Breather } from './breather';
 import { isDirectory } from './is-directory';
+import { openRegular, RefusedEntry } from './tenant-fs';
 import { templateDir } from './template-name';
 import { walkTemplate } from './walk';
 
@@ -38,7 +39,8 @@ export type FileLister = (dir: string) => string[];
  * SHA-256 hex over the folders in order; in each, its regular files sorted by relative path
  * (POSIX separators, UTF-16 code-unit order, as JavaScript and Java sort strings), each as the
  * UTF-8 bytes of the path followed by the file's bytes. Links and special files are not part
- * of it, as provisioning does not copy them. The format is the agents' contract; note that
+ * of it, as provisioning does not copy them (a file that turned into one since the listing is
+ * left out too: it is opened without following links or waiting on a FIFO). The format is the agents' contract; note that
  * nothing separates a path from its content, so it is a change detector, not a proof.
  *
  * Files are read in 1 MiB chunks into one buffer, never whole; the event loop gets a turn
@@ -51,8 +53,14 @@ export async function hashDirectories(dirs: readonly string[], listFiles: FileLi
   for (const dir of dirs) {
     const rels = listFiles(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const rel of rels) {
-      hasher.update(rel);
-      await hashFile(join(dir, rel), hasher, buffer, breathe);
+      const file = openOrSkip(join(dir, rel));
+      if (file === null) continue;
+      try {
+        hasher.update(rel);
+        await hashFile(file.fd, hasher, buffer, breathe);
+      } finally {
+        file.close();
+      }
     }
   }
   return hasher.digest('hex');
@@ -66,17 +74,21 @@ export function listRegularFiles(dir: string): string[] {
     .map((entry) => entry.rel);
 }
 
-async function hashFile(path: string, hasher: Bun.CryptoHasher, buffer: Buffer, breathe: Breather): Promise<void> {
-  const fd = openSync(path, 'r');
+function openOrSkip(path: string) {
   try {
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
-      if (read === 0) return;
-      hasher.update(buffer.subarray(0, read));
-      const pause = breathe();
-      if (pause) await pause;
-    }
-  } finally {
-    closeSync(fd);
+    return openRegular(path);
+  } catch (error) {
+    if (error instanceof RefusedEntry) return null;
+    throw error;
+  }
+}
+
+async function hashFile(fd: number, hasher: Bun.CryptoHasher, buffer: Buffer, breathe: Breather): Promise<void> {
+  for (;;) {
+    const read = readSync(fd, buffer, 0, buffer.length, null);
+    if (read === 0) return;
+    hasher.update(buffer.subarray(0, read));
+    const pause = breathe();
+    if (pause) await pause;
   }
 }

@@ -13,21 +13,27 @@ export interface TemplateEntry {
 /**
  * Every entry under `root`, pre-order (a folder before its contents), without following links.
  * One `readdir` per folder and no per-file `stat`: the entry types come from the directory
- * listing itself (an `lstat` only on file systems that do not report them).
+ * listing itself (an `lstat` only on file systems that do not report them). Iterative, so a
+ * deeply nested tree cannot overflow the stack. For trees svc owns (templates, stages); a
+ * service's directory is walked with TenantTree.files (tenant-fs.ts).
  */
 export function walkTemplate(root: string): TemplateEntry[] {
   const out: TemplateEntry[] = [];
-  visit(root, '', out);
-  return out;
-}
-
-function visit(dir: string, prefix: string, out: TemplateEntry[]): void {
-  for (const dirent of readdirSync(dir, { withFileTypes: true })) {
-    const rel = prefix === '' ? dirent.name : `${prefix}/${dirent.name}`;
-    const kind = kindOf(dirent, join(dir, dirent.name));
+  const stack: { dir: string; prefix: string; entries: Dirent[]; next: number }[] = [{ dir: root, prefix: '', entries: readdirSync(root, { withFileTypes: true }), next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next === top.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const dirent = top.entries[top.next++]!;
+    const rel = top.prefix === '' ? dirent.name : `${top.prefix}/${dirent.name}`;
+    const path = join(top.dir, dirent.name);
+    const kind = kindOf(dirent, path);
     out.push({ rel, kind });
-    if (kind === 'dir') visit(join(dir, dirent.name), rel, out);
+    if (kind === 'dir') stack.push({ dir: path, prefix: rel, entries: readdirSync(path, { withFileTypes: true }), next: 0 });
   }
+  return out;
 }
 
 function kindOf(dirent: Dirent, path: string): EntryKind {
