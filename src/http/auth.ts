@@ -1,6 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../events/catalogue';
 import type { DashboardSessions, SessionIdentity } from '../core/module-services';
+import { TENANT_TOKEN_PREFIX, type TenantDirectory, type TenantIdentity, type TenantRole } from '../core/tenancy/identity';
+
+export { TENANT_ROLES, TENANT_TOKEN_PREFIX, type TenantDirectory, type TenantIdentity, type TenantRole } from '../core/tenancy/identity';
 
 /** The JWT library loads with the first JWT minted or checked, not at start. */
 const joseCode = () => import('jose');
@@ -62,26 +65,8 @@ export const JWT_MIN_LIFETIME_SECONDS = 60;
  */
 export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session' | 'tenant';
 
-/** A game server's role, as its credential records it. */
-export type TenantRole = 'proxy' | 'backend';
-export const TENANT_ROLES: readonly TenantRole[] = ['proxy', 'backend'];
-
-/** The service behind a per-service credential. */
-export interface TenantIdentity {
-  service: string;
-  role: TenantRole;
-}
-
 /** Which service credentials a route admits, by role: every target (`any`) or only their own `:name` (`own`). */
 export type TenantReach = Partial<Record<TenantRole, 'any' | 'own'>>;
-
-/** Looks up a presented per-service credential by the SHA-256 (hex) of the token. */
-export interface TenantDirectory {
-  identify(tokenSha256Hex: string): TenantIdentity | undefined;
-}
-
-/** Prefix of every per-service credential: tells them apart without a look-up. */
-export const TENANT_TOKEN_PREFIX = 'svcs_';
 
 export interface Principal {
   kind: CredentialKind;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { writeFileAtomic } from '../../config/write';
-import { TENANT_ROLES, TENANT_TOKEN_PREFIX, type TenantDirectory, type TenantIdentity, type TenantRole } from '../../http/auth';
+import { TENANT_ROLES, TENANT_TOKEN_PREFIX, type TenantDirectory, type TenantIdentity, type TenantRole } from './identity';
 
 const EntrySchema = Type.Object({
   service: Type.String({ minLength: 1 }),

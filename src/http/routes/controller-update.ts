@@ -2,6 +2,8 @@ import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
+import { ApiError } from '../../errors';
+import { holdsAdmin } from '../auth';
 
 const UpdateJobSchema = t.Object({
   state: t.Union(
@@ -39,7 +41,13 @@ export function controllerUpdateRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'Update the svc binary in the background (202 at once); the controller then restarts in place and every service keeps running',
       body: UpdateRequestSchema,
       response: { 202: UpdateJobSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema },
-      handler: ({ body, actor, set }) => {
+      handler: ({ body, actor, set, principal }) => {
+        // An older release brings back what it had not fixed yet: choosing the release (a
+        // version, which may be a downgrade, or a rollback) is the operator's. The update node
+        // alone takes the latest release.
+        if (!holdsAdmin(principal) && (body.version !== undefined || body.rollback === true)) {
+          throw new ApiError('FORBIDDEN', `choosing the release (${body.rollback ? '"rollback"' : '"version"'}) needs an admin token or an admin dashboard session; svc.dashboard.update alone updates to the latest release (leave it out)`);
+        }
         const job = kernel.updates.request(body, actor);
         set.status = 202;
         return job;

@@ -2,7 +2,7 @@
  * The `punish` console command through POST /api/commands/punish/execute, against a real
  * controller with the players and punishments modules and the name lookup off: targets are
  * players the proxy reported (players module) or uuids. What a command did is read back
- * through /api/punishments. The in-game caller (master token only) is the issuer; a plain API
+ * through /api/punishments. The in-game caller (named by the proxy's credential, the shared token or the operator) is the issuer; a plain API
  * call issues as "API". A KICK goes to a READY proxy (a console-recorder process).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -187,9 +187,10 @@ describe('punish: issuing', () => {
     expect(await newest(FRANK)).toMatchObject({ type: 'MUTE', issuer: MOD.uuid, issuerName: 'ModMary', reason: 'spamming emotes' });
   });
 
-  test('only the master token may name a caller', async () => {
+  test('a scoped JWT may not name a caller, even one that may write (only proxies, the shared token and the operator speak for players)', async () => {
     const count = (await historyOf(FRANK)).length;
-    const response = await c.api('/api/commands/punish/execute', { method: 'POST', token: c.service, json: { args: ['warn', 'Frank', 'x'], caller: MOD } });
+    const writer = (await c.controller.kernel.auth.mintJwt('writer', ['services:write'], 600)).token;
+    const response = await c.api('/api/commands/punish/execute', { method: 'POST', token: writer, json: { args: ['warn', 'Frank', 'x'], caller: MOD } });
     expect(response.status).toBe(403);
     expect((await expectErrorBody(response)).error).toBe('FORBIDDEN');
     expect((await historyOf(FRANK)).length).toBe(count);

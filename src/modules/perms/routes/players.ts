@@ -40,6 +40,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       path: `${PREFIX}/players/:uuid`,
       auth: 'service',
       permission: VIEW,
+      tenants: { proxy: 'any' },
       tag: TAG,
       summary: 'A player’s groups, effective permissions and display on a server/world (never 404: an unseen player is "unknown" with the default group)',
       params: PlayerParams,
@@ -54,6 +55,7 @@ export function playerRoutes(runtime: PermsRuntime): AnyRoute[] {
       // The bridge's and backends' join-time call; the dashboard edits players through the
       // group and meta routes, so a session has no business registering names for any uuid.
       machineOnly: true,
+      tenants: { proxy: 'any', backend: 'any' },
       tag: TAG,
       summary: 'Register a player or save their new name (the proxy and backends call it on join): a new player gets the default group. Answers P; publishes nothing',
       params: PlayerParams,
