@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { Logger } from '../../log';
+import { RefusedEntry, split, TenantTree, type OpenedFile } from '../../core/templates/tenant-fs';
+import { SkipReport } from '../../core/templates/tenant-report';
 import { HashCache } from './hash-cache';
 import { buildManifest, byPath, manifestProblem, type Manifest } from './manifest';
 import { multipartBody } from './multipart-body';
@@ -12,6 +15,11 @@ import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
  *   pushState: local manifest → GET manifest → POST only the files whose hash differs,
  *              streamed from disk (multipart-body.ts)
  *   pullState: GET manifest → delete extras, download what differs (verified, temp + rename)
+ *
+ * The local folder is a service's work dir, read and written by the rule of tenant-fs.ts: a
+ * push never follows a link nor opens a FIFO (what it leaves out is in `skipped` and the log),
+ * and a pull never writes through a link (a link where a folder goes is replaced, a link where
+ * a file goes is replaced by the file).
  *
  * Failures are StateSyncError with a message that says what to do.
  */
@@ -32,6 +40,8 @@ export interface SyncConnection {
   fetch?: Fetch;
   /** Reuse across calls so unchanged files are not hashed again. */
   cache?: HashCache;
+  /** Where entries left out are named (see tenant-report.ts). */
+  log?: Logger;
 }
 
 export interface PushOptions extends SyncConnection {
@@ -52,7 +62,10 @@ export interface PushSummary {
   uploaded: string[];
   /** POST requests made (1 unless the change was split). */
   requests: number;
-  /** Local files that state sync cannot carry (names with control characters and the like). */
+  /**
+   * Local entries not pushed: names state sync cannot carry (control characters and the like),
+   * and what the tenant rule leaves out (links, FIFOs, files with other hard links).
+   */
   skipped: { path: string; reason: string }[];
 }
 
@@ -79,34 +92,41 @@ const DEFAULT_MAX_REQUEST_BYTES = 512 * 1024 * 1024;
 /** Makes the controller's canonical copy of `service` equal to `dir` (minus excludes). */
 export async function pushState(options: PushOptions): Promise<PushSummary> {
   const skipped: PushSummary['skipped'] = [];
-  const local = await buildManifest(options.dir, {
-    excludes: options.excludes,
-    cache: options.cache ?? new HashCache(),
-    onUnsyncable: (path, reason) => skipped.push({ path, reason }),
-  });
-  const remote = await fetchManifest(options);
-  const changed = Object.keys(local.files).filter((rel) => {
-    const have = remote.files[rel];
-    const want = local.files[rel]!;
-    return !have || have.sha256 !== want.sha256 || have.size !== want.size;
-  });
+  const report = new SkipReport('state push', options.dir, options.log);
+  const skip = (path: string, reason: string) => {
+    skipped.push({ path, reason });
+    report.skip(path, reason);
+  };
+  const tree = TenantTree.open(options.dir);
+  try {
+    const local = await buildManifest(options.dir, { excludes: options.excludes, cache: options.cache ?? new HashCache(), onUnsyncable: skip, onSkipped: skip });
+    const remote = await fetchManifest(options);
+    const changed = Object.keys(local.files).filter((rel) => {
+      const have = remote.files[rel];
+      const want = local.files[rel]!;
+      return !have || have.sha256 !== want.sha256 || have.size !== want.size;
+    });
 
-  const batches = splitBatches(changed, local, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
-  const summary: PushSummary = { success: true, filesReceived: 0, bytesReceived: 0, filesInManifest: 0, uploaded: [], requests: 0, skipped };
-  const sent = new Set<string>();
-  for (let i = 0; i < batches.length; i++) {
-    const batch = batches[i]!;
-    for (const rel of batch) sent.add(rel);
-    // An intermediate push keeps what the controller has and adds this batch; the last is the full manifest.
-    const manifest = i === batches.length - 1 ? local : partialManifest(local, remote, sent);
-    const result = await postPush(options, manifest, batch);
-    summary.filesReceived += result.filesReceived;
-    summary.bytesReceived += result.bytesReceived;
-    summary.filesInManifest = result.filesInManifest;
-    summary.uploaded.push(...batch);
-    summary.requests++;
+    const batches = splitBatches(changed, local, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+    const summary: PushSummary = { success: true, filesReceived: 0, bytesReceived: 0, filesInManifest: 0, uploaded: [], requests: 0, skipped };
+    const sent = new Set<string>();
+    for (let i = 0; i < batches.length; i++) {
+      const batch = batches[i]!;
+      for (const rel of batch) sent.add(rel);
+      // An intermediate push keeps what the controller has and adds this batch; the last is the full manifest.
+      const manifest = i === batches.length - 1 ? local : partialManifest(local, remote, sent);
+      const result = await postPush(options, tree, manifest, batch);
+      summary.filesReceived += result.filesReceived;
+      summary.bytesReceived += result.bytesReceived;
+      summary.filesInManifest = result.filesInManifest;
+      summary.uploaded.push(...batch);
+      summary.requests++;
+    }
+    return summary;
+  } finally {
+    tree?.close();
+    report.finish();
   }
-  return summary;
 }
 
 /**
@@ -116,27 +136,34 @@ export async function pushState(options: PushOptions): Promise<PushSummary> {
  */
 export async function pullState(options: SyncConnection): Promise<PullSummary> {
   const remote = await fetchManifest(options);
-  mkdirSync(options.dir, { recursive: true });
-  if (Object.keys(remote.files).length === 0) return { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: 0 };
-  const local = await buildManifest(options.dir, { excludes: options.excludes, cache: options.cache ?? new HashCache() });
-  const summary: PullSummary = { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: Object.keys(remote.files).length };
+  const tree = TenantTree.open(options.dir, { create: true });
+  if (!tree) throw new StateSyncError(`pulling the state of ${options.service}: ${options.dir} could not be created`);
+  const report = new SkipReport('state pull', options.dir, options.log);
+  try {
+    if (Object.keys(remote.files).length === 0) return { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: 0 };
+    const local = await buildManifest(options.dir, { excludes: options.excludes, cache: options.cache ?? new HashCache(), onSkipped: (rel, reason) => report.skip(rel, reason) });
+    const summary: PullSummary = { downloaded: [], deleted: [], bytesDownloaded: 0, filesInManifest: Object.keys(remote.files).length };
 
-  const emptied = new Set<string>();
-  for (const rel of Object.keys(local.files)) {
-    if (Object.hasOwn(remote.files, rel)) continue;
-    rmSync(join(options.dir, rel), { force: true });
-    summary.deleted.push(rel);
-    if (rel.includes('/')) emptied.add(dirname(rel));
+    const emptied = new Set<string>();
+    for (const rel of Object.keys(local.files)) {
+      if (Object.hasOwn(remote.files, rel)) continue;
+      tree.remove(rel);
+      summary.deleted.push(rel);
+      if (rel.includes('/')) emptied.add(dirname(rel));
+    }
+    for (const [rel, entry] of Object.entries(remote.files)) {
+      const have = local.files[rel];
+      if (have && have.sha256 === entry.sha256 && have.size === entry.size) continue;
+      await download(options, tree, rel, entry);
+      summary.downloaded.push(rel);
+      summary.bytesDownloaded += entry.size;
+    }
+    pruneEmptyFolders(tree, emptied);
+    return summary;
+  } finally {
+    tree.close();
+    report.finish();
   }
-  for (const [rel, entry] of Object.entries(remote.files)) {
-    const have = local.files[rel];
-    if (have && have.sha256 === entry.sha256 && have.size === entry.size) continue;
-    await download(options, rel, entry);
-    summary.downloaded.push(rel);
-    summary.bytesDownloaded += entry.size;
-  }
-  pruneEmptyFolders(options.dir, emptied);
-  return summary;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,6 +186,9 @@ async function call(options: SyncConnection, url: string, init: RequestInit, wha
     try {
       response = await doFetch(url, { ...init, headers });
     } catch (error) {
+      // The body failed, not the network: a file changed under the push (see openForPush).
+      if (error instanceof StateSyncError) throw error;
+      if (error instanceof RefusedEntry) throw new StateSyncError(`${what} for ${options.service}: ${error.message}; it changed while it was pushed and was not sent`);
       throw new StateSyncError(`${what}: could not reach the controller at ${options.baseUrl} (${(error as Error).message}); check that it runs and that this node can reach its API port`);
     }
     if (response.ok) return response;
@@ -215,10 +245,10 @@ async function fetchManifest(options: SyncConnection): Promise<Manifest> {
   return body as Manifest;
 }
 
-async function postPush(options: SyncConnection, manifest: Manifest, files: readonly string[]): Promise<{ filesReceived: number; bytesReceived: number; filesInManifest: number }> {
+async function postPush(options: SyncConnection, tree: TenantTree | null, manifest: Manifest, files: readonly string[]): Promise<{ filesReceived: number; bytesReceived: number; filesInManifest: number }> {
   const { body, contentType } = multipartBody([
     { name: MANIFEST_PART, text: JSON.stringify(manifest) },
-    ...files.map((rel) => ({ name: `${FILE_PART_PREFIX}${rel}`, filename: basename(rel), path: join(options.dir, rel) })),
+    ...files.map((rel) => ({ name: `${FILE_PART_PREFIX}${rel}`, filename: basename(rel), open: () => openForPush(options, tree, rel) })),
   ]);
   const response = await call(options, serviceUrl(options, 'sync'), { method: 'POST', body, headers: { 'content-type': contentType } }, 'pushing the state');
   const answer = (await response.json()) as { filesReceived?: unknown; bytesReceived?: unknown; filesInManifest?: unknown };
@@ -254,59 +284,61 @@ function partialManifest(local: Manifest, remote: Manifest, sent: ReadonlySet<st
   return { files };
 }
 
-/** Downloads one file next to its place, checks size and SHA-256, then renames it over. */
-async function download(options: SyncConnection, rel: string, entry: { sha256: string; size: number }): Promise<void> {
-  const target = join(options.dir, rel);
-  makeFolders(options.dir, rel);
-  const response = await call(options, serviceUrl(options, `file/${filePath(rel)}`), { method: 'GET' }, `downloading ${rel}`);
-  const temp = join(dirname(target), `.${basename(target).slice(0, 200)}.svc-pull-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(temp, 'wx', 0o644);
-  const hasher = new Bun.CryptoHasher('sha256');
-  let size = 0;
-  try {
-    try {
-      if (response.body) {
-        for await (const chunk of response.body) {
-          size += chunk.byteLength;
-          if (size > entry.size) break;
-          let offset = 0;
-          while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset);
-          hasher.update(chunk);
-        }
-      }
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    const sha256 = hasher.digest('hex');
-    if (size !== entry.size || sha256 !== entry.sha256) {
-      throw new StateSyncError(`downloading ${rel} for ${options.service}: got ${size} bytes with SHA-256 ${sha256}, the manifest says ${entry.size} bytes with ${entry.sha256}; the canonical copy probably changed during the pull (a push came in), pull again`);
-    }
-    // A folder where the file belongs is not part of the canonical copy.
-    if (isFolder(target)) rmSync(target, { recursive: true, force: true });
-    renameSync(temp, target);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+/** A file listed in the manifest, opened again to be sent: by the same rule, or the push fails naming it. */
+function openForPush(options: SyncConnection, tree: TenantTree | null, rel: string): OpenedFile {
+  const file = tree?.openRead(rel) ?? null;
+  if (file === null) throw new StateSyncError(`pushing the state of ${options.service}: ${rel} vanished from ${options.dir} while it was pushed; push again`);
+  return file;
 }
 
-/** Creates the folders of `rel` inside `root`; a file or link in the way is removed (links are never followed). */
-function makeFolders(root: string, rel: string): void {
-  const segments = rel.split('/').slice(0, -1);
-  let path = root;
-  for (const segment of segments) {
-    path = join(path, segment);
-    let kind: 'dir' | 'other' | 'none' = 'none';
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Downloads one file next to its place, checks size and SHA-256, then renames it over. The
+ * folders on the way are made real folders first (a file or link in the way is removed, never
+ * followed), and the temp file is created and renamed inside the folder itself.
+ */
+async function download(options: SyncConnection, tree: TenantTree, rel: string, entry: { sha256: string; size: number }): Promise<void> {
+  const { dir, name } = split(rel);
+  await tree.withFolderAsync(dir, 'replace', async (folder) => {
+    const response = await call(options, serviceUrl(options, `file/${filePath(rel)}`), { method: 'GET' }, `downloading ${rel}`);
+    const tempName = `.${name.slice(0, 200)}.svc-pull-${randomBytes(6).toString('hex')}`;
+    const temp = `${folder.base}/${tempName}`;
+    const fd = openSync(temp, CREATE_FLAGS, 0o644);
+    const hasher = new Bun.CryptoHasher('sha256');
+    let size = 0;
     try {
-      kind = lstatSync(path).isDirectory() ? 'dir' : 'other';
+      try {
+        if (response.body) {
+          for await (const chunk of response.body) {
+            size += chunk.byteLength;
+            if (size > entry.size) break;
+            let offset = 0;
+            while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset);
+            hasher.update(chunk);
+          }
+        }
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      const sha256 = hasher.digest('hex');
+      if (size !== entry.size || sha256 !== entry.sha256) {
+        throw new StateSyncError(`downloading ${rel} for ${options.service}: got ${size} bytes with SHA-256 ${sha256}, the manifest says ${entry.size} bytes with ${entry.sha256}; the canonical copy probably changed during the pull (a push came in), pull again`);
+      }
+      tree.adoptFile(folder, tempName);
+      // A folder where the file belongs is not part of the canonical copy.
+      if (isFolder(`${folder.base}/${name}`)) tree.removeAll(rel);
+      renameSync(temp, `${folder.base}/${name}`);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Renamed already, or never there.
+      }
+      throw error;
     }
-    if (kind === 'dir') continue;
-    if (kind === 'other') unlinkSync(path);
-    mkdirSync(path);
-  }
+  });
 }
 
 function isFolder(path: string): boolean {
@@ -317,19 +349,12 @@ function isFolder(path: string): boolean {
   }
 }
 
-/** Removes folders left empty by deleted extras, deepest first, up to (never including) `root`. */
-function pruneEmptyFolders(root: string, folders: ReadonlySet<string>): void {
+/** Removes folders left empty by deleted extras, deepest first, up to (never including) the root. */
+function pruneEmptyFolders(tree: TenantTree, folders: ReadonlySet<string>): void {
   const candidates = new Set<string>();
   for (const folder of folders) {
     const segments = folder.split('/');
     for (let i = segments.length; i > 0; i--) candidates.add(segments.slice(0, i).join('/'));
   }
-  for (const rel of [...candidates].sort((a, b) => b.split('/').length - a.split('/').length)) {
-    const path = join(root, rel);
-    try {
-      if (lstatSync(path).isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
-    } catch {
-      // Not empty, gone, or not ours to remove: leave it.
-    }
-  }
+  for (const rel of [...candidates].sort((a, b) => b.split('/').length - a.split('/').length)) tree.removeEmptyFolder(rel);
 }

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { fstatSync, readSync, type Stats } from 'node:fs';
 import type { Breather } from '../../core/templates/breather';
+import type { TenantTree } from '../../core/templates/tenant-fs';
 
 /** What identifies one version of a file well enough to reuse its hash. */
 interface Stamp {
@@ -37,24 +38,33 @@ export class HashCache {
     return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: this.useCtime ? stats.ctimeMs : 0, ino: stats.ino };
   }
 
-  /** The hash of `path` (`rel` in `folder`), from the cache when its stamp is unchanged. */
-  async hash(folder: string, rel: string, path: string, breathe: Breather): Promise<{ sha256: string; size: number }> {
+  /**
+   * The hash of `rel` in the tree (the folder `folder`), from the cache when its stamp is
+   * unchanged; null when the file is gone. The file is opened by the tree's rule (RefusedEntry
+   * for a link, a FIFO, a hard link where the tree refuses them).
+   */
+  async hashIn(tree: TenantTree, folder: string, rel: string, breathe: Breather): Promise<{ sha256: string; size: number } | null> {
     const table = this.folders.get(folder) ?? new Map<string, Entry>();
     this.folders.set(folder, table);
-    // A hit costs one lstat; only a miss opens the file.
+    // A hit costs one lstat; only a miss opens the file. A hit is the very inode hashed before
+    // (same inode number, size and times), so its bytes were read under the same rule.
     const known = table.get(rel);
-    if (known && sameStamp(known, this.stampOf(lstatSync(path)))) return { sha256: known.sha256, size: known.size };
-    const fd = openSync(path, 'r');
+    if (known) {
+      const stats = tree.entry(rel);
+      if (stats?.isFile() && sameStamp(known, this.stampOf(stats))) return { sha256: known.sha256, size: known.size };
+    }
+    const file = tree.openRead(rel);
+    if (file === null) return null;
     try {
-      const stamp = this.stampOf(fstatSync(fd));
-      const { sha256, size } = await hashOpenFile(fd, breathe);
+      const stamp = this.stampOf(file.stats);
+      const { sha256, size } = await hashOpenFile(file.fd, breathe);
       // Only cache a hash that belongs to the stamp: a file written while it was read is not.
-      const after = this.stampOf(fstatSync(fd));
+      const after = this.stampOf(fstatSync(file.fd));
       if (sameStamp(after, stamp) && size === stamp.size) table.set(rel, { ...stamp, sha256 });
       else table.delete(rel);
       return { sha256, size };
     } finally {
-      closeSync(fd);
+      file.close();
     }
   }
 

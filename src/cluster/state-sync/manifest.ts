@@ -1,8 +1,7 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { createBreather, type Breather } from '../../core/templates/breather';
 import { excludeMatcher, type ExcludeMatcher } from '../../core/templates/deploy-excludes';
+import { RefusedEntry, TenantTree } from '../../core/templates/tenant-fs';
 import { HashCache } from './hash-cache';
 import { relPathProblem } from '../../core/files/rel-path';
 
@@ -37,28 +36,47 @@ export interface BuildOptions {
   breathe?: Breather;
   /** Told about regular files whose names state sync cannot carry (see relPathProblem); they are left out. */
   onUnsyncable?: (rel: string, reason: string) => void;
+  /**
+   * Told about entries the tenant rule leaves out (links, FIFOs and other special files, files
+   * with other hard links, folders nested too deep; see tenant-fs.ts).
+   */
+  onSkipped?: (rel: string, reason: string) => void;
+  /**
+   * Accept files with other hard links: only for the controller's canonical copies, which are
+   * seeded with hard links of each other. A service's work dir never does (default).
+   */
+  hardlinks?: boolean;
 }
 
 /**
- * The manifest of `dir` (empty when it does not exist). Hashing reads files in chunks and
- * yields to the event loop every few milliseconds; with a cache, unchanged files are not read.
+ * The manifest of `dir` (empty when it does not exist). The folder is read by the rule of
+ * tenant-fs.ts: links are never followed, FIFOs never opened, and what is left out is told to
+ * `onSkipped`. Hashing reads files in chunks and yields to the event loop every few
+ * milliseconds; with a cache, unchanged files are not read.
  */
 export async function buildManifest(dir: string, options: BuildOptions = {}): Promise<Manifest> {
   const breathe = options.breathe ?? createBreather();
   const cache = options.cache ?? new HashCache();
-  const rels = await listFiles(dir, excludeMatcher(options.excludes ?? []), breathe, options.onUnsyncable);
-  const files: Manifest['files'] = {};
-  for (const rel of rels) {
-    try {
-      files[rel] = await cache.hash(dir, rel, join(dir, rel), breathe);
-    } catch (error) {
-      // Deleted between the listing and the read: it is simply not part of this manifest.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
+  const tree = TenantTree.open(dir, { hardlinks: options.hardlinks ?? false });
+  if (tree === null) return { files: {} };
+  try {
+    const rels = await treeFiles(tree, excludeMatcher(options.excludes ?? []), breathe, options.onUnsyncable, options.onSkipped);
+    const files: Manifest['files'] = {};
+    for (const rel of rels) {
+      try {
+        const entry = await cache.hashIn(tree, dir, rel, breathe);
+        // Deleted between the listing and the read: it is simply not part of this manifest.
+        if (entry !== null) files[rel] = entry;
+      } catch (error) {
+        if (!(error instanceof RefusedEntry)) throw error;
+        options.onSkipped?.(error.rel, error.reason);
+      }
     }
+    cache.retain(dir, new Set(rels));
+    return { files };
+  } finally {
+    tree.close();
   }
-  cache.retain(dir, new Set(rels));
-  return { files };
 }
 
 /** Regular files under `dir` as sorted relative paths; excluded entries pruned, links never followed. */
@@ -68,46 +86,29 @@ export async function listFiles(
   breathe: Breather = createBreather(),
   onUnsyncable?: (rel: string, reason: string) => void,
 ): Promise<string[]> {
-  const out: string[] = [];
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const prefix = pending.pop()!;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(prefix === '' ? dir : join(dir, prefix), { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-      throw error;
-    }
-    for (const entry of entries) {
-      const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (exclude(rel)) continue;
-      const kind = kindOf(entry, join(dir, rel));
-      if (kind === 'dir') pending.push(rel);
-      if (kind !== 'file') continue;
-      const problem = relPathProblem(rel);
-      if (problem === null) out.push(rel);
-      else onUnsyncable?.(rel, problem);
-    }
-    const pause = breathe();
-    if (pause) await pause;
+  const tree = TenantTree.open(dir, { hardlinks: true });
+  if (tree === null) return [];
+  try {
+    return await treeFiles(tree, exclude, breathe, onUnsyncable);
+  } finally {
+    tree.close();
   }
-  return out.sort(byPath);
 }
 
-/** A directory entry's kind without following links (an lstat only where the listing has no type). */
-function kindOf(entry: Dirent, path: string): 'dir' | 'file' | 'other' {
-  if (entry.isSymbolicLink()) return 'other';
-  if (entry.isDirectory()) return 'dir';
-  if (entry.isFile()) return 'file';
-  if (entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()) return 'other';
-  try {
-    const stats = lstatSync(path);
-    return stats.isDirectory() ? 'dir' : stats.isFile() ? 'file' : 'other';
-  } catch {
-    return 'other';
+async function treeFiles(
+  tree: TenantTree,
+  exclude: ExcludeMatcher,
+  breathe: Breather,
+  onUnsyncable?: (rel: string, reason: string) => void,
+  onSkipped?: (rel: string, reason: string) => void,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const rel of await tree.files({ exclude, breathe, skip: onSkipped })) {
+    const problem = relPathProblem(rel);
+    if (problem === null) out.push(rel);
+    else onUnsyncable?.(rel, problem);
   }
+  return out.sort(byPath);
 }
 
 /** Total bytes of a manifest's files. */

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { openRegular, type OpenedFile } from '../../core/templates/tenant-fs';
+import { streamOpened } from './file-stream';
 
-/** A form field (the manifest) or a file streamed from disk. */
-export type BodyPart = { name: string; text: string } | { name: string; filename: string; path: string };
+/**
+ * A form field (the manifest) or a file streamed from disk: by `path` (a regular file, opened
+ * without following a link at the end), or by `open`, called when the part's turn comes (a
+ * service's file, opened by the tenant rule of tenant-fs.ts; it may throw to fail the body).
+ */
+export type BodyPart = { name: string; text: string } | { name: string; filename: string; path: string } | { name: string; filename: string; open: () => OpenedFile };
 
 const encoder = new TextEncoder();
 
@@ -46,11 +52,18 @@ export function multipartBody(parts: readonly BodyPart[]): { body: ReadableStrea
       controller.enqueue(
         encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"; filename="${quoted(part.filename)}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
       );
-      file = Bun.file(part.path).stream().getReader() as ReadableStreamDefaultReader<Uint8Array>;
+      file = streamOpened(openPart(part)).getReader() as ReadableStreamDefaultReader<Uint8Array>;
     },
     async cancel(reason) {
       await file?.cancel(reason).catch(() => undefined);
     },
   });
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+function openPart(part: { path: string } | { open: () => OpenedFile }): OpenedFile {
+  if ('open' in part) return part.open();
+  const file = openRegular(part.path);
+  if (file === null) throw Object.assign(new Error(`${part.path} does not exist`), { code: 'ENOENT' });
+  return file;
 }

@@ -225,7 +225,8 @@ export class StateSync {
   }
 
   private async manifestOf(target: SyncTarget): Promise<Manifest> {
-    return this.swapLock.run(target.service, () => buildManifest(target.canonical, { excludes: target.group.syncExcludes, cache: this.cache }));
+    // Canonical copies are svc's own, seeded with hard links of each other: those are accepted.
+    return this.swapLock.run(target.service, () => buildManifest(target.canonical, { excludes: target.group.syncExcludes, cache: this.cache, hardlinks: true }));
   }
 
   /** The quota counts every other copy (or the push in flight for it, when larger) plus this push's result. */
