@@ -1,3 +1,4 @@
+import { holdsAdmin } from '../../http/auth';
 import { t } from '../../http/t';
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
@@ -91,7 +92,7 @@ export function backupRoutes(runtime: BackupRuntime): AnyRoute[] {
       summary: 'Replace the backup configuration: missing fields take their defaults; a rule broken is 400 BACKUP_CONFIG_INVALID naming the field. Written atomically; the scheduler uses it from the next minute',
       body: t.Unknown({ description: 'the configuration as GET answers it' }),
       response: { 200: BackupConfigSchema, ...Refusals },
-      handler: ({ body }) => runtime.updateConfig(body),
+      handler: ({ body, principal }) => runtime.updateConfig(body, holdsAdmin(principal)),
     }),
     defineRoute({
       method: 'GET',

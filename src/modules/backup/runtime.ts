@@ -7,6 +7,10 @@ import { holdsRestoreLeftovers } from './restore-folders';
 import { BackupScheduler } from './scheduler';
 import { restoreRoots } from './sources';
 import { BackupStore } from './store';
+import { ApiError } from '../../errors';
+
+/** Settings only the operator may change over the API (see updateConfig). */
+const OPERATOR_FIELDS = ['localDestination', 'includeAuthKey'] as const satisfies readonly (keyof BackupConfig)[];
 
 /**
  * One controller's backup module: its config file (config/modules/backup/backup.toml), the
@@ -45,8 +49,17 @@ export class BackupRuntime {
   }
 
   /** Validates, writes atomically, and puts it in force (the scheduler's next tick reads it). */
-  updateConfig(body: unknown): BackupConfig {
+  /**
+   * `isAdmin`: whether the caller is the operator. Where archives are written (the controller
+   * writes there as its own user, root on many hosts) and whether they carry the login key
+   * (with it, a database archive gives every player's TOTP seed) are the operator's to change.
+   */
+  updateConfig(body: unknown, isAdmin: boolean): BackupConfig {
     const next = parseBackupConfig(body);
+    const changed = OPERATOR_FIELDS.filter((field) => next[field] !== this.current[field]);
+    if (!isAdmin && changed.length > 0) {
+      throw new ApiError('FORBIDDEN', `${changed.map((f) => `"${f}"`).join(' and ')} ${changed.length === 1 ? 'is' : 'are'} the operator's to change (an admin token or an admin dashboard session); send the current value`);
+    }
     saveBackupConfig(this.file, next);
     this.current = next;
     this.problem = undefined;

@@ -153,3 +153,24 @@ describe('holdsCredentials', () => {
     expect(existsSync('/srv/svc')).toBe(false);
   });
 });
+
+describe('backup settings that are the operator’s', () => {
+  test('a manage session changes schedules but not where archives go nor whether they carry the login key; admin does', async () => {
+    const current = (await readJson(await c.api('/api/backups/config'))) as Record<string, unknown>;
+    const put = (token: string | undefined, json: Record<string, unknown>) => c.api('/api/backups/config', { method: 'PUT', token, json });
+    // The dashboard saves the whole form: unchanged, it passes.
+    expect((await put(manager, { ...current, enabled: !current.enabled })).status).toBe(200);
+    for (const change of [{ localDestination: '/etc/cron.d' }, { includeAuthKey: true }]) {
+      const refused = await put(manager, { ...current, ...change });
+      expect(refused.status).toBe(403);
+      const body = await expectErrorBody(refused);
+      expect(body.error).toBe('FORBIDDEN');
+      expect(body.message).toContain(`"${Object.keys(change)[0]}"`);
+    }
+    const after = (await readJson(await c.api('/api/backups/config'))) as Record<string, unknown>;
+    expect(after.localDestination).toBe(current.localDestination);
+    expect(after.includeAuthKey).toBe(false);
+    expect((await put(undefined, { ...current, includeAuthKey: true })).status).toBe(200);
+    expect((await put(undefined, current)).status).toBe(200);
+  });
+});
