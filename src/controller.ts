@@ -26,7 +26,7 @@ import { ProxySettings } from './core/proxy/proxy-settings';
 import { CommandRegistry } from './core/commands/registry';
 import { registerCoreCommands } from './core/commands/core';
 import { defaultPortRanges, PortLeases } from './core/ports';
-import { FifoPool, launch, reattach } from './core/supervisor/process';
+import { logIsolation, startIsolation } from './core/isolation';
 import { ServiceStateFile } from './core/services/state-file';
 import { recordAuditedEvents } from './core/audit/recorder';
 import { MetricsRegistry } from './core/metrics/registry';
@@ -174,6 +174,22 @@ export class Controller {
     for (const warning of warnings) log.warn(warning);
     startupMark('logger open');
 
+    // Isolation is resolved once, here; its sandbox probe (a process) runs while the database opens.
+    const isolating = startIsolation({
+      setting: config.services.isolation,
+      uidBase: config.services.isolation_uid_base,
+      dir,
+      configFile: configPath,
+      dataDir: paths.data,
+      ownerOnly: [paths.config, paths.templates, paths.logs, join(paths.services, 'state')],
+      serviceRoots: [
+        { root: paths.services, sub: ['static', 'temp'] },
+        { root: paths.dedicated, sub: [] },
+      ],
+      legacy: [join(paths.services, '.fifos')],
+    });
+    isolating.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+
     const master = resolveMasterToken(config.api.token, Boolean(env.SVC_API_TOKEN), paths.data);
     config.api.token = master.token;
     if (master.source === 'generated') log.info({ file: master.file }, `master token ${master.token.slice(0, 8)}… (generated; full token in the file)`);
@@ -203,6 +219,16 @@ export class Controller {
     for (const warning of groupReport.warnings) log.warn(warning);
     startupMark('auth, metrics, groups loaded');
 
+    let isolated: Awaited<typeof isolating>;
+    try {
+      isolated = await isolating;
+    } catch (error) {
+      db.close();
+      throw error; // an explicit [services] isolation this host cannot meet: a configuration error
+    }
+    logIsolation(log, isolated.isolation, isolated.tightened);
+    startupMark('isolation resolved');
+
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
     // Each game server's own SVC_API_TOKEN: valid while that service is active, never an operator's token.
@@ -227,7 +253,6 @@ export class Controller {
     const dedicatedReport = dedicated.load();
     for (const broken of dedicatedReport.broken) log.error(`dedicated config skipped: ${broken.message}`);
     for (const warning of dedicatedReport.warnings) log.warn(warning);
-    const fifos = new FifoPool(join(paths.services, '.fifos'));
     const limits = (): MachineLimits => ({ maxServices: config.controller.max_services, maxMemoryMb: parseMemory(config.controller.max_memory) });
     // Local static instances share the agents' canonical copies through the same routes, over
     // loopback; the cluster token when there is one (it has the larger rate-limit budget).
@@ -246,7 +271,7 @@ export class Controller {
       servicesDir: paths.services,
       preparer,
       dedicated,
-      launcher: { launch: (spec) => launch(spec, { fifos }), reattach },
+      launcher: isolated.launcher,
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
       limits,
@@ -337,6 +362,7 @@ export class Controller {
       ),
       modpacks: new Modpacks({ config, paths, groups, dedicated, services, bus, log: log.child({ area: 'modpacks' }) }),
       cluster,
+      isolation: isolated.isolation,
       apiToken: { source: master.source, file: master.file },
       updates: new SelfUpdates({
         settings: () => config.controller,

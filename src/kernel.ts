@@ -29,6 +29,7 @@ import type { LoadBalancer } from './loadbalancer/load-balancer';
 import type { ClusterRuntime } from './cluster/runtime';
 import type { SelfUpdates } from './core/update/self-updates';
 import type { ProxyUpdates } from './core/proxy/updates/updater';
+import type { Isolation } from './core/isolation/resolve';
 
 export type { Paths } from './config/paths';
 
@@ -91,6 +92,8 @@ export interface Kernel {
   readonly updates: SelfUpdates;
   /** Where the master token came from (its value is config.api.token). */
   readonly apiToken: { source: TokenSource; file?: string };
+  /** How the services of this machine are isolated ([services] isolation), resolved once at start. */
+  readonly isolation: Isolation;
   /** The TCP load balancer in front of the proxies; set once after the API listens, only when `[loadbalancer] enabled` and its port was bound. */
   loadBalancer?: LoadBalancer;
   /** Keeps the proxy software of proxy groups and dedicated proxies current (`[proxy]`, `proxy update`); set once at start, right after the proxy sync. */

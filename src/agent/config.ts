@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Type as T, type Static } from '@sinclair/typebox';
 import { ConfigError, parseTomlAgainst } from '../config/load';
 import { writeFileAtomic } from '../config/write';
-import { JavaSection } from '../config/schema';
+import { JavaSection, ServicesSection } from '../config/schema';
 import { parseMemory } from '../core/software/memory';
 
 const Str = (d: string, description: string) => T.String({ default: d, description });
@@ -20,7 +20,7 @@ export const AgentSection = T.Object({
   update_public_key: Str('', 'Ed25519 key the release\'s SHA256SUMS must be signed with; blank = the controller\'s update_public_key'),
 });
 
-export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection });
+export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection, services: ServicesSection });
 export type AgentConfig = Static<typeof AgentConfigSchema>;
 
 export const DEFAULT_AGENT_TOML = `# svc agent: runs services for a controller on this machine.
@@ -46,6 +46,15 @@ update_public_key = ""
 java_16 = ""
 java_17 = ""
 java_21 = ""
+
+[services]
+# How each game server is kept from this agent's files (agent.toml with the cluster token,
+# data/), from the other services' folders and from writing outside its own folder: auto (its
+# own uid per service when the agent runs as root, with a bubblewrap sandbox on top when that
+# runs; else the sandbox; else none), uid, bwrap or none, as in the controller's svc.toml.
+isolation = "auto"
+# First of the 16777216 uids services get in uid mode (kept in data/isolation-uids.json).
+isolation_uid_base = 1900000000
 `;
 
 /** Reads agent.toml (written with defaults on first start); SVC_CLUSTER_TOKEN overrides the token. */

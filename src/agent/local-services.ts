@@ -11,7 +11,7 @@ import { SOFTWARE, type SoftwareName } from '../core/software/kinds';
 import { inheritedEnv, serviceCommand } from '../core/software/service-command';
 import { applyServicePatches } from '../core/templates/patches';
 import { provisionStack } from '../core/templates/provision';
-import { launch, reattach, type ProcessHandle } from '../core/supervisor/process';
+import type { LaunchSpec, ProcessHandle, ReattachResult } from '../core/supervisor/process';
 import { residentMemoryMb } from '../core/services/process-memory';
 import type { RunningService, StartServiceMessage } from '../cluster/protocol';
 import type { TemplateCache } from './template-cache';
@@ -24,8 +24,17 @@ interface Held {
   handle: ProcessHandle;
 }
 
+/** How the agent's services are launched: core/isolation's IsolatedLauncher, under the mode chosen at start. */
+export interface ServiceLauncher {
+  /** Before anything is written into a service's folder (uid mode: what its uid still runs is killed). */
+  vacate(name: string): Promise<void>;
+  launch(spec: LaunchSpec): Promise<ProcessHandle>;
+  reattach(stateDir: string): Promise<ReattachResult>;
+}
+
 export interface LocalServicesDeps {
   dir: string;
+  launcher: ServiceLauncher;
   log: Logger;
   templates: TemplateCache;
   java: Config['java'];
@@ -67,7 +76,7 @@ export class LocalServices {
       this.deps.log.warn({ err: error }, 'services.json is damaged; no service re-attached');
     }
     for (const entry of entries) {
-      const outcome = await reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
+      const outcome = await this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
       if (outcome.kind !== 'attached') {
         this.deps.log.info({ service: entry.serviceName }, `not re-attached: ${outcome.kind === 'ended' ? 'it ended while the agent was away' : outcome.reason}`);
         if (!entry.isStatic) rmSync(entry.workDir, { recursive: true, force: true });
@@ -105,6 +114,7 @@ export class LocalServices {
     const port = await this.ports.lease(kind.isProxy ? 'proxy' : 'backend', name);
     const workDir = message.isStatic ? join(this.deps.dir, 'services', 'static', name) : join(this.deps.dir, 'services', 'temp', `${name}_${randomBytes(4).toString('hex')}`);
     try {
+      await this.deps.launcher.vacate(name);
       const layers = [];
       for (const template of message.templates) layers.push(await this.deps.templates.ensure(template.name, template.hash, message.software));
       if (message.pullState && this.deps.pullState) await this.deps.pullState(name, workDir, message.syncExcludes);
@@ -113,7 +123,7 @@ export class LocalServices {
       const apiPort = Number(new URL(this.deps.controllerUrl).port || 80);
       const argv = serviceCommand({ ...message, software }, { name, group: message.groupName, port, workDir }, this.deps.java, apiPort);
       const env = { ...inheritedEnv(process.env), ...message.env, SVC_API_URL: this.deps.controllerUrl.replace(/\/$/, ''), SVC_SERVICE_PORT: String(port) };
-      const handle = await launch({ name, workDir, argv, env });
+      const handle = await this.deps.launcher.launch({ name, workDir, argv, env });
       const entry: Entry = { serviceName: name, groupName: message.groupName, port, workDir, stateDir: handle.stateDir, isStatic: message.isStatic, startedAt: handle.startedAt.getTime() };
       if (message.pullState) this.synced.set(name, message.syncExcludes);
       this.hold(entry, handle);

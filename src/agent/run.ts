@@ -8,9 +8,12 @@ import { LocalServices } from './local-services';
 import { AgentConnection, type AgentTiming } from './agent';
 import { AgentSelfUpdate } from './self-update';
 import { pullState, pushState } from '../cluster/state-sync/client';
+import { logIsolation, startIsolation, type Isolation } from '../core/isolation';
 
 export interface RunningAgent {
   readonly config: AgentConfig;
+  /** How this node's services are isolated, resolved at start ([services] isolation in agent.toml). */
+  readonly isolation: Isolation;
   readonly connection: AgentConnection;
   readonly services: LocalServices;
   readonly log: Logger;
@@ -52,12 +55,23 @@ export async function startAgent(options: {
   for (const warning of warnings) log.warn(warning);
   const dataDir = join(options.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
+  const isolated = await startIsolation({
+    setting: config.services.isolation,
+    uidBase: config.services.isolation_uid_base,
+    dir: options.dir,
+    configFile: options.configPath,
+    dataDir,
+    ownerOnly: [join(options.dir, 'cache'), join(options.dir, 'logs')],
+    serviceRoots: [{ root: join(options.dir, 'services'), sub: ['static', 'temp'] }],
+  });
+  logIsolation(log, isolated.isolation, isolated.tightened);
   const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, fingerprint: config.agent.fingerprint }, log, options.timing);
   log.info({ fingerprint: pinned.fingerprint || '(plain ws)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
   const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), config.agent.controller, config.agent.token);
   let connection: AgentConnection | undefined;
   const services = new LocalServices({
     dir: options.dir,
+    launcher: isolated.launcher,
     log: log.child({ area: 'services' }),
     templates,
     java: config.java,
@@ -90,6 +104,7 @@ export async function startAgent(options: {
   connection.start();
   return {
     config,
+    isolation: isolated.isolation,
     connection,
     services,
     log,
@@ -101,3 +116,4 @@ export async function startAgent(options: {
     },
   };
 }
+

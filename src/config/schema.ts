@@ -1,5 +1,6 @@
 import { Type as T, type Static, type TObject } from '@sinclair/typebox';
 import { defaultsOf } from './defaults';
+import { DEFAULT_UID_BASE, MAX_UID_BASE, MIN_UID_BASE, UID_COUNT } from '../core/isolation/range';
 
 /**
  * The one source of svc.toml keys: every section, key, type, limit and default.
@@ -51,6 +52,24 @@ export const PathsSection = T.Object({
   services: Str('services', 'service work directories'),
   dedicated: Str('dedicated', 'dedicated service directories'),
   logs: Str('logs', 'controller log folder'),
+});
+
+/**
+ * How game servers (third-party code) are kept from the controller and from each other; the
+ * same section in agent.toml. Resolved once at start, logged, and shown by the doctor.
+ */
+export const ServicesSection = T.Object({
+  isolation: Choice(
+    ['auto', 'uid', 'bwrap', 'none'] as const,
+    'auto',
+    'how each game server is kept from the controller\'s files (token, config, database, keys), the other services\' folders and everything outside its own folder: auto (its own uid when the controller runs as root, with a bubblewrap sandbox on top when that runs; else the bubblewrap sandbox; else none, with a doctor warning), uid (its own uid only), bwrap (the sandbox; also its own uid when the controller runs as root), none',
+  ),
+  isolation_uid_base: T.Integer({
+    minimum: MIN_UID_BASE,
+    maximum: MAX_UID_BASE,
+    default: DEFAULT_UID_BASE,
+    description: `first of the ${UID_COUNT} uids (and gids) services get in uid mode, one per service name (kept in data/isolation-uids.json); the default is far from the ranges distributions hand out (users, systemd, /etc/subuid, containers) and below 2^31`,
+  }),
 });
 
 export const ApiSection = T.Object({
@@ -185,6 +204,7 @@ export const ConfigSchema = T.Object({
   controller: ControllerSection,
   console: ConsoleSection,
   paths: PathsSection,
+  services: ServicesSection,
   api: ApiSection,
   java: JavaSection,
   database: DatabaseSection,

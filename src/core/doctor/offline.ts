@@ -2,12 +2,15 @@ import { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
+import type { Config } from '../../config/schema';
 import { pathsOf } from '../../config/paths';
 import type { TokenSource } from '../../config/token-source';
 import { GroupStore } from '../groups/store';
 import { ServiceStateFile } from '../services/state-file';
 import { configurationFindings } from './configuration';
 import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import { isolationFindings } from './isolation';
+import { previewIsolation } from '../isolation';
 import { fail, info, ok, runDoctor, warn, type DoctorReport, type DoctorSection, type Finding } from './model';
 import { storageFindings } from './storage';
 
@@ -26,7 +29,7 @@ export async function offlineDoctor(dir: string, configPath: string, env: Record
   const groupReport = existsSync(join(paths.config, 'groups')) ? groups.load() : { broken: [], warnings: [] };
   const tokenSource: TokenSource = env.SVC_API_TOKEN ? 'environment' : config.api.token ? 'config' : 'generated';
   const sections: DoctorSection[] = [
-    { name: 'Environment', run: () => environmentFindings(groups.list(), config.java, probe) },
+    { name: 'Environment', run: () => [...environmentFindings(groups.list(), config.java, probe), ...isolationOffline(dir, configPath, config)] },
     {
       name: 'Configuration',
       run: () => [
@@ -41,6 +44,26 @@ export async function offlineDoctor(dir: string, configPath: string, env: Record
     { name: 'Cluster', run: () => [info(config.cluster.enabled ? 'the cluster is enabled; its nodes are checked by GET /api/doctor on the running controller' : 'the cluster is not enabled')] },
   ];
   return runDoctor(sections);
+}
+
+/** What the controller would choose if it started now (it resolves once, at start): the same probes, nothing changed. */
+function isolationOffline(dir: string, configPath: string, config: Config): Finding[] {
+  const paths = pathsOf(dir, config);
+  const preview = previewIsolation({
+    setting: config.services.isolation,
+    uidBase: config.services.isolation_uid_base,
+    dir,
+    configFile: configPath,
+    dataDir: paths.data,
+    ownerOnly: [],
+    serviceRoots: [
+      { root: paths.services, sub: ['static', 'temp'] },
+      { root: paths.dedicated, sub: [] },
+    ],
+  });
+  if ('error' in preview) return [fail(`the controller would not start: ${preview.error}`, 'fix what it names, or choose another [services] isolation')];
+  const findings = isolationFindings(preview, config.services.isolation_uid_base);
+  return findings.map((f) => ({ ...f, message: `${f.message} (as the controller would choose now; the running one logged its choice at start)` }));
 }
 
 function databaseOffline(file: string): Finding[] {

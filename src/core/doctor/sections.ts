@@ -1,6 +1,7 @@
 import type { Kernel } from '../../kernel';
 import { configurationFindings } from './configuration';
 import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import { isolationFindings } from './isolation';
 import type { DoctorSection } from './model';
 import { clusterFindings, databaseFindings, serviceFindings } from './runtime-checks';
 import { storageFindings } from './storage';
@@ -8,7 +9,8 @@ import { storageFindings } from './storage';
 /** The running controller's report: the reference's sections in order, then each module's. */
 export function controllerSections(kernel: Kernel, probe: JavaProbe = probeJava): DoctorSection[] {
   return [
-    { name: 'Environment', run: () => environmentFindings(kernel.groups.list(), kernel.config.java, probe) },
+    // Isolation belongs to the environment: what the host lets svc do to keep game servers apart.
+    { name: 'Environment', run: () => [...environmentFindings(kernel.groups.list(), kernel.config.java, probe), ...isolationFindings(kernel.isolation, kernel.config.services.isolation_uid_base)] },
     { name: 'Configuration', run: () => configurationFindings(kernel.config, kernel.apiToken.source, kernel.dir) },
     { name: 'Storage', run: () => storageFindings(kernel.paths) },
     { name: 'Database', run: () => databaseFindings(kernel.db) },

@@ -33,6 +33,8 @@ export class InstanceLauncher {
         instance.handle = launched.handle;
         record.port = launched.port;
       } else {
+        // Nothing a previous run left may write into the folder while it is prepared again.
+        await this.deps.launcher.vacate?.(name);
         if (record.isStatic && !record.isDedicated && group.syncEnabled && this.deps.stateSync) await this.deps.stateSync.pull(name, workDir, group.syncExcludes);
         const plan = await prepare();
         instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });

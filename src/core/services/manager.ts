@@ -59,6 +59,8 @@ export interface DedicatedSource {
 }
 
 export interface ProcessLauncher {
+  /** Before a start writes into the service's folder (isolation: what its uid still runs is ended). */
+  vacate?(name: string): Promise<void>;
   launch(spec: LaunchSpec): Promise<ProcessHandle>;
   reattach(stateDir: string): Promise<{ kind: 'attached'; handle: ProcessHandle } | { kind: 'ended'; exit: { code: number | null } } | { kind: 'unknown'; reason: string }>;
 }
