@@ -20,7 +20,7 @@ async function agent(nodeName: string): Promise<RunningAgent> {
   const { dir, remove } = tempDir('svc-agent-');
   cleanups.push(remove);
   agentDirs.set(nodeName, dir);
-  writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "${c.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "${nodeName}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${nodeName === 'node-a' ? 41000 : 42000}\n`);
+  writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "${c.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "${nodeName}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${nodeName === 'node-a' ? 41000 : 42000}\n[services]\nisolation = "none"\n`);
   const running = await startAgent({ dir, configPath: join(dir, 'agent.toml'), env: {}, timing: { backoffMs: 100, maxBackoffMs: 500 } });
   agents.push(running);
   return running;
@@ -160,7 +160,7 @@ describe('an agent started before its controller', () => {
     probe.stop(true);
     const { dir, remove } = tempDir('svc-agent-early-');
     cleanups.push(remove);
-    writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://127.0.0.1:${port}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "early"\npublic_host = "127.0.0.1"\n`);
+    writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://127.0.0.1:${port}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "early"\npublic_host = "127.0.0.1"\n[services]\nisolation = "none"\n`);
     const starting = startAgent({ dir, configPath: join(dir, 'agent.toml'), env: {}, timing: { backoffMs: 50, maxBackoffMs: 200 } });
     const late = await startController({ port, clusterToml: 'enabled = true\nagent_port = 0\npublic_host = "127.0.0.1"' });
     try {

@@ -91,7 +91,7 @@ beforeAll(async () => {
   const { dir, remove } = tempDir('svc-e2e-cli-');
   cleanups.push(remove);
   // No rate limit: every CLI run is a request too, and the audit test polls.
-  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n');
+  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[services]\nisolation = "none"\n');
   controller = Bun.spawn([svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_API_TOKEN: TOKEN }, stdin: 'ignore', stdout: 'pipe', stderr: 'ignore' });
   // afterAll stops it with SIGTERM first, so its fake servers go with it; this is the fallback.
   cleanups.push(() => controller.kill('SIGKILL'));

@@ -165,6 +165,9 @@ beforeAll(async () => {
   writeFileSync(
     join(dir, 'svc.toml'),
     [
+      // Fixture servers run from the test tree with the bun under $HOME: no service uid or sandbox reaches them.
+      '[services]',
+      'isolation = "none"',
       '[network]',
       'bind = "127.0.0.1"',
       '[controller]',
@@ -210,7 +213,7 @@ beforeAll(async () => {
   mkdirSync(agentDir);
   writeFileSync(
     join(agentDir, 'agent.toml'),
-    `[agent]\ncontroller = "${url}"\ntoken = "${CLUSTER}"\nnode_name = "node-1"\nmax_memory = "8G"\npublic_host = "127.0.0.1"\nbackend_port_start = ${backendStart + 5000}\nmax_services = 10\n`,
+    `[agent]\ncontroller = "${url}"\ntoken = "${CLUSTER}"\nnode_name = "node-1"\nmax_memory = "8G"\npublic_host = "127.0.0.1"\nbackend_port_start = ${backendStart + 5000}\nmax_services = 10\n[services]\nisolation = "none"\n`,
   );
   agent = spawn(['agent', '--dir', agentDir]);
 

@@ -93,7 +93,7 @@ describe('cluster in network namespaces (compiled binary)', () => {
     mkdirSync(controllerDir, { recursive: true });
     writeFileSync(
       join(controllerDir, 'svc.toml'),
-      `[api]\nbind = "0.0.0.0"\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = 1\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = 0\nbind = "${controllerIp}"\npublic_host = "${controllerIp}"\nheartbeat_interval = 500\n`,
+      `[api]\nbind = "0.0.0.0"\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = 1\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = 0\nbind = "${controllerIp}"\npublic_host = "${controllerIp}"\nheartbeat_interval = 500\n[services]\nisolation = "none"\n`,
     );
     const controller = Bun.spawn([svc, '--dir', controllerDir], { env, stdout: 'pipe', stderr: 'pipe' });
     spawned.push(controller);
@@ -105,7 +105,7 @@ describe('cluster in network namespaces (compiled binary)', () => {
     for (const node of nodes) {
       const dir = join(root, node.name);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://${controllerIp}:${port}"\ntoken = "${CLUSTER}"\nnode_name = "${node.name}"\npublic_host = "${node.ip}"\nbackend_port_start = ${node.ports}\n`);
+      writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://${controllerIp}:${port}"\ntoken = "${CLUSTER}"\nnode_name = "${node.name}"\npublic_host = "${node.ip}"\nbackend_port_start = ${node.ports}\n[services]\nisolation = "none"\n`);
       const agent = Bun.spawn(['ip', 'netns', 'exec', node.ns, svc, 'agent', '--dir', dir], { env, stdout: 'pipe', stderr: 'pipe' });
       spawned.push(agent);
     }

@@ -69,7 +69,7 @@ describe('cluster (compiled binary)', () => {
     Bun.spawnSync(['mkdir', '-p', controllerDir]);
     writeFileSync(
       join(controllerDir, 'svc.toml'),
-      `[api]\nport = ${apiPort}\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = 1\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = ${agentPort}\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 300\nnode_timeout = 2500\nreconciliation_delay = 4000\n`,
+      `[api]\nport = ${apiPort}\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = 1\n[cluster]\nenabled = true\ntoken = "${CLUSTER}"\nagent_port = ${agentPort}\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 300\nnode_timeout = 2500\nreconciliation_delay = 4000\n[services]\nisolation = "none"\n`,
     );
     const url = `http://127.0.0.1:${apiPort}`;
     const api = (path: string, init: { method?: string; json?: unknown } = {}) =>
@@ -84,7 +84,7 @@ describe('cluster (compiled binary)', () => {
     const agentDir = (name: string) => join(root, name);
     const startAgentProc = (name: string, port: number) => {
       Bun.spawnSync(['mkdir', '-p', agentDir(name)]);
-      writeFileSync(join(agentDir(name), 'agent.toml'), `[agent]\ncontroller = "${url}"\ntoken = "${CLUSTER}"\nnode_name = "${name}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${port}\nmax_services = 5\n`);
+      writeFileSync(join(agentDir(name), 'agent.toml'), `[agent]\ncontroller = "${url}"\ntoken = "${CLUSTER}"\nnode_name = "${name}"\npublic_host = "127.0.0.1"\nbackend_port_start = ${port}\nmax_services = 5\n[services]\nisolation = "none"\n`);
       return spawn(['agent', '--dir', agentDir(name)]);
     };
     const connectedNodes = async () => {

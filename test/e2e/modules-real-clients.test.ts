@@ -130,7 +130,7 @@ beforeAll(async () => {
   const temp = tempDir('svc-modules-real-');
   dir = temp.dir;
   cleanups.push(temp.remove);
-  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n');
+  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[services]\nisolation = "none"\n');
   current = await startBinary();
   const squid = {
     name: 'Squid',

@@ -41,7 +41,7 @@ describe('the network layer (compiled binary)', () => {
   test('roster, settings, maintenance, broadcast, send and the player list; settings survive a restart', async () => {
     const { dir, remove } = tempDir('svc-e2e-net-');
     cleanups.push(remove);
-    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\n');
+    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\n[services]\nisolation = "none"\n');
     const first = await startBinary(dir);
     const { api } = first;
 

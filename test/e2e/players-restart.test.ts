@@ -49,7 +49,7 @@ describe('the player roster survives the controller (compiled binary)', () => {
   test('kill -9: open sessions come back as the roster; one on a server that died meanwhile closes at the last-alive time', async () => {
     const { dir, remove } = tempDir('svc-players-restart-');
     cleanups.push(remove);
-    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n');
+    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[services]\nisolation = "none"\n');
     mkdirSync(join(dir, 'config/groups'), { recursive: true });
     writeFileSync(
       join(dir, 'config/groups/Arena.toml'),

@@ -20,7 +20,7 @@ describe('services survive the controller (compiled binary)', () => {
   test('kill -9 the controller: the service keeps running, is recovered, and works again', async () => {
     const { dir, remove } = tempDir('svc-reattach-');
     cleanups.push(remove);
-    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n');
+    writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[services]\nisolation = "none"\n');
     mkdirSync(join(dir, 'config/groups'), { recursive: true });
     writeFileSync(
       join(dir, 'config/groups/Lobby.toml'),

@@ -41,7 +41,7 @@ function installCopy(root: string): string {
 }
 
 function writeConfig(dir: string, extra = ''): void {
-  writeFileSync(join(dir, 'svc.toml'), `[controller]\nupdate_check_url = "${feed.latestUrl}"\n${extra}\n[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[controller]\nupdate_check_url = "${feed.latestUrl}"\n${extra}\n[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[services]\nisolation = "none"\n`);
 }
 
 async function run(args: string[], env: Record<string, string> = {}) {
@@ -288,12 +288,12 @@ describe('an agent follows its controller', () => {
     const [apiPort, agentPort] = [freePort(), freePort()];
     writeFileSync(
       join(controllerDir, 'svc.toml'),
-      `[controller]\nupdate_check_url = "${feed.latestUrl}"\nupdate_public_key = "${feed.publicKey}"\n[api]\nport = ${apiPort}\nrate_limit = 0\nservice_rate_limit = 0\n[cluster]\nenabled = true\ntoken = "${CLUSTER_TOKEN}"\nagent_port = ${agentPort}\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 300\nnode_timeout = 5000\nreconciliation_delay = 3000\n`,
+      `[controller]\nupdate_check_url = "${feed.latestUrl}"\nupdate_public_key = "${feed.publicKey}"\n[api]\nport = ${apiPort}\nrate_limit = 0\nservice_rate_limit = 0\n[cluster]\nenabled = true\ntoken = "${CLUSTER_TOKEN}"\nagent_port = ${agentPort}\nbind = "127.0.0.1"\npublic_host = "127.0.0.1"\nheartbeat_interval = 300\nnode_timeout = 5000\nreconciliation_delay = 3000\n[services]\nisolation = "none"\n`,
     );
     const controllerBinary = installCopy(controllerDir);
     const controller = await startBinaryController(controllerBinary, controllerDir, TOKEN, cleanups);
     const agentBinary = installCopy(agentDir);
-    writeFileSync(join(agentDir, 'agent.toml'), `[agent]\ncontroller = "${controller.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "node-a"\npublic_host = "127.0.0.1"\nbackend_port_start = 41300\n`);
+    writeFileSync(join(agentDir, 'agent.toml'), `[agent]\ncontroller = "${controller.url}"\ntoken = "${CLUSTER_TOKEN}"\nnode_name = "node-a"\npublic_host = "127.0.0.1"\nbackend_port_start = 41300\n[services]\nisolation = "none"\n`);
     const agent = Bun.spawn([agentBinary, 'agent', '--dir', agentDir], { env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json' }, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
     cleanups.push(() => agent.kill('SIGKILL'));
     const agentOut = new LineCollector(agent.stdout);

@@ -23,7 +23,7 @@ afterAll(() => cleanups.splice(0).reverse().forEach((f) => f()));
 function workDir(): string {
   const { dir, remove } = tempDir('svc-e2e-term-');
   cleanups.push(remove);
-  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[network]\nname = "testnet"\n');
+  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[network]\nname = "testnet"\n[services]\nisolation = "none"\n');
   return dir;
 }
 

@@ -89,6 +89,9 @@ export async function startController(
     /^\s*\[software\]/m.test(options.toml ?? '') ? '' : softwareToml(options.software ?? {}),
     // The punishments module's name lookup, like every upstream, points at a closed local port unless a test names its own.
     /^\s*\[punishments\]/m.test(options.toml ?? '') ? '' : `[punishments]\nname_lookup_url = ${JSON.stringify(OFFLINE_UPSTREAM)}`,
+    // Fixture servers run from the test tree with the bun under $HOME, which no service uid or
+    // sandbox can reach: no isolation unless a test asks for it (test/e2e/isolation.test.ts does).
+    /^\s*\[services\]/m.test(options.toml ?? '') ? '' : '[services]\nisolation = "none"',
   ].join('\n');
   if (!options.dir) writeFileSync(join(dir, 'svc.toml'), `${base}\n${options.toml ?? ''}\n`);
   const logs: string[] = [];
