@@ -99,6 +99,7 @@ export class AgentConnection {
         nodeName: this.config.agent.node_name,
         agentVersion: VERSION,
         bunVersion: Bun.version,
+        isolation: this.services.isolation,
         maxMemory: maxMemoryMb(this.config),
         maxServices: this.config.agent.max_services,
         currentServices: this.services.count,

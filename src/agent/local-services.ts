@@ -15,6 +15,7 @@ import type { LaunchSpec, ProcessHandle, ReattachResult } from '../core/supervis
 import { residentMemoryMb } from '../core/services/process-memory';
 import type { RunningService, StartServiceMessage } from '../cluster/protocol';
 import type { TemplateCache } from './template-cache';
+import { isolationLabel, type Isolation } from '../core/isolation/resolve';
 
 const EntrySchema = T.Object({ serviceName: T.String(), groupName: T.String(), port: T.Integer(), workDir: T.String(), stateDir: T.String(), isStatic: T.Boolean(), startedAt: T.Integer() });
 type Entry = Static<typeof EntrySchema>;
@@ -30,6 +31,8 @@ export interface ServiceLauncher {
   vacate(name: string): Promise<void>;
   launch(spec: LaunchSpec): Promise<ProcessHandle>;
   reattach(stateDir: string): Promise<ReattachResult>;
+  /** The mode chosen at start. */
+  readonly isolation: Isolation;
 }
 
 export interface LocalServicesDeps {
@@ -102,6 +105,11 @@ export class LocalServices {
 
   get count(): number {
     return this.held.size;
+  }
+
+  /** uid+bwrap, uid, bwrap or none: reported to the controller at login, for its doctor. */
+  get isolation(): string {
+    return isolationLabel(this.deps.launcher.isolation);
   }
 
   /** Provision and launch; resolves with the pid and port once the process runs. */

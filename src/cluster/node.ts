@@ -18,6 +18,8 @@ export interface ClusterNode {
   connectedAt: number;
   lastHeartbeat: number;
   system: NodeSystem;
+  /** How it isolates its services (`[services] isolation` resolved on the agent); null from an agent too old to say. */
+  isolation: string | null;
 }
 
 /** A node record from its AUTH_REQUEST; `host` is what proxies and players dial. */
@@ -48,6 +50,7 @@ export function nodeFromAuth(request: AuthRequestMessage, remoteAddress: string,
       runtimeVersion: request.bunVersion ? `Bun ${request.bunVersion}` : 'Bun (version not reported)',
       runtimeVendor: 'Oven',
     },
+    isolation: request.isolation ?? null,
   };
 }
 

@@ -36,6 +36,8 @@ export const AuthRequest = msg('AUTH_REQUEST', {
   agentVersion: Text(64),
   /** The agent's `Bun.version`; optional, so agents from before it was sent still log in. */
   bunVersion: T.Optional(Text(64)),
+  /** How the agent isolates its services (uid+bwrap, uid, bwrap, none), for the controller's doctor; optional like bunVersion. */
+  isolation: T.Optional(Text(64)),
   maxMemory: Int,
   maxServices: Int,
   currentServices: Int,

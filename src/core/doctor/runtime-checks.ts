@@ -27,9 +27,9 @@ export function serviceFindings(registry: ServiceRegistry, now = Date.now()): Fi
   return findings;
 }
 
-/** What the cluster check needs of the cluster: its nodes and whether each is connected. */
+/** What the cluster check needs of the cluster: its nodes, whether each is connected, and how it isolates its services. */
 export interface NodeList {
-  list(): { nodeId: string; connected: boolean }[];
+  list(): { nodeId: string; connected: boolean; isolation?: string | null }[];
 }
 
 export function clusterFindings(cluster: NodeList | null): Finding[] {
@@ -39,5 +39,12 @@ export function clusterFindings(cluster: NodeList | null): Finding[] {
   if (online.length === 0) return [fail('the cluster is enabled but no node is online', 'start `svc agent` on a node and check its log for the reason it cannot connect')];
   const findings = [ok(`${online.length} of ${nodes.length} node(s) online`)];
   for (const node of nodes.filter((n) => !n.connected)) findings.push(warn(`node ${node.nodeId} is away`, 'its services are failed if it does not return within node_timeout'));
+  for (const node of nodes) {
+    if (node.isolation === 'none') {
+      findings.push(warn(`node ${node.nodeId} runs its services without isolation: any game server there can read the agent's cluster token and every other service's files`, 'run the agent as root (a uid per service), or install bubblewrap there; its log says why neither applied'));
+    } else if (node.isolation) {
+      findings.push(info(`node ${node.nodeId} isolates its services: ${node.isolation}`));
+    }
+  }
   return findings;
 }

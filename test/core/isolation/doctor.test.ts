@@ -32,3 +32,21 @@ describe('the doctor on isolation', () => {
     expect(finding!.hint).toBe('set [services] isolation = "auto" in svc.toml and restart');
   });
 });
+
+describe('the doctor on the nodes\' isolation', () => {
+  test('a node without isolation is a warning; one that reports its mode is named; an old agent that says nothing adds nothing', async () => {
+    const { clusterFindings } = await import('../../../src/core/doctor/runtime-checks');
+    const findings = clusterFindings({
+      list: () => [
+        { nodeId: 'a', connected: true, isolation: 'uid+bwrap' },
+        { nodeId: 'b', connected: true, isolation: 'none' },
+        { nodeId: 'c', connected: true, isolation: null },
+      ],
+    });
+    expect(findings.map((f) => `${f.level} ${f.message.slice(0, 48)}`)).toEqual([
+      'OK 3 of 3 node(s) online',
+      'OK node a isolates its services: uid+bwrap',
+      'WARN node b runs its services without isolation: any ',
+    ]);
+  });
+});
