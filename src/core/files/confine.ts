@@ -1,7 +1,8 @@
-import type { Stats } from 'node:fs';
+import { readlinkSync, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { ApiError } from '../../errors';
+import { openRegular, RefusedEntry, usesProcFds, type OpenedFile } from '../templates/tenant-fs';
 import { joinRel } from './path-syntax';
 
 /**
@@ -177,4 +178,37 @@ export async function inspectLeaf(rootReal: string, dir: string, name: string, r
   } catch (error) {
     throw fsError(error, rel);
   }
+}
+
+/**
+ * Opens a file found by resolveExisting (`real`: its real path) to read it: never through a
+ * link at the end, never waiting on a FIFO or opening a device, and, on Linux, checked to be
+ * the very file named (a link swapped in on the way since the check is PATH_TRAVERSAL).
+ */
+export function openConfinedFile(real: string, rel: string): OpenedFile {
+  let file: OpenedFile | null;
+  try {
+    file = openRegular(real, rel);
+  } catch (error) {
+    if (error instanceof RefusedEntry) {
+      if (error.refusal === 'link') throw traversalVia(rel);
+      throw new ApiError('VALIDATION_FAILED', `${rel || '/'} is not a regular file (a pipe, socket or device); it is not read`, 409);
+    }
+    throw fsError(error, rel);
+  }
+  if (file === null) throw notFound(rel);
+  if (usesProcFds()) {
+    let landed: string;
+    try {
+      landed = readlinkSync(`/proc/self/fd/${file.fd}`);
+    } catch (error) {
+      file.close();
+      throw fsError(error, rel);
+    }
+    if (landed !== real) {
+      file.close();
+      throw traversalVia(rel);
+    }
+  }
+  return file;
 }

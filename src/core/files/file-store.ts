@@ -1,10 +1,11 @@
-import { mkdir, rmdir, unlink } from 'node:fs/promises';
+import { lchown, mkdir, rmdir, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
-import { writeFileAtomicAsync } from './atomic-write';
-import { fsError, notFound, realRoot, resolveExisting, resolveLeaf } from './confine';
+import { openRealFolder, readAll, RefusedEntry } from '../templates/tenant-fs';
+import { placementOf, writeFileAtomicAsync } from './atomic-write';
+import { fsError, notFound, openConfinedFile, realRoot, resolveExisting, resolveLeaf } from './confine';
 import { decodeContent, encodeContent, type ContentEncoding } from './content';
 import { listDirectory, type FileEntry } from './listing';
 import { joinRel } from './path-syntax';
@@ -87,24 +88,35 @@ export class FileStore {
       return { scope: scope.name, path, entries, total: entries.length };
     }
     if (!found.stats.isFile()) throw new ApiError('PATH_NOT_FOUND', `${path} is not a regular file or directory`);
-    const raw: RawFile = { kind: 'raw', real: found.real, name: segments.at(-1)!, size: found.stats.size };
-    if (form === 'raw') return raw;
-    if (form === null && (binaryByName(basename(found.real)) || found.stats.size > MAX_JSON_READ_BYTES)) return raw;
-    if (found.stats.size > MAX_JSON_READ_BYTES) {
-      throw new ApiError('PAYLOAD_TOO_LARGE', `${path} is ${found.stats.size} bytes; JSON reads stop at ${MAX_JSON_READ_BYTES} bytes: download it with ?raw=1`);
-    }
+    // Opened without following a link or waiting on a FIFO, and checked to be the file found.
+    const file = openConfinedFile(found.real, path);
     let bytes: Uint8Array;
+    const stats = file.stats;
+    const raw: RawFile = { kind: 'raw', real: found.real, name: segments.at(-1)!, size: stats.size };
     try {
-      bytes = await Bun.file(found.real).bytes();
-    } catch (error) {
-      throw fsError(error, path);
+      if (form === 'raw') return raw;
+      if (form === null && (binaryByName(basename(found.real)) || file.stats.size > MAX_JSON_READ_BYTES)) return raw;
+      if (file.stats.size > MAX_JSON_READ_BYTES) {
+        throw new ApiError('PAYLOAD_TOO_LARGE', `${path} is ${file.stats.size} bytes; JSON reads stop at ${MAX_JSON_READ_BYTES} bytes: download it with ?raw=1`);
+      }
+      try {
+        bytes = readAll(file.fd, MAX_JSON_READ_BYTES, path);
+      } catch (error) {
+        throw error instanceof RefusedEntry ? new ApiError('VALIDATION_FAILED', `${path} grew while it was read; try again`, 409) : fsError(error, path);
+      }
+    } finally {
+      file.close();
     }
     const content = encodeContent(bytes);
     if (form === null && content.encoding === 'base64') return raw;
-    return { scope: scope.name, path, ...content, size: bytes.byteLength, lastModified: found.stats.mtime.toISOString() };
+    return { scope: scope.name, path, ...content, size: bytes.byteLength, lastModified: stats.mtime.toISOString() };
   }
 
-  /** Creates or replaces a file whose parent exists; a link inside the scope is written through. */
+  /**
+   * Creates or replaces a file whose parent exists; a link inside the scope is written through
+   * (replacing the file it names). A new file in a folder of another user becomes that user's;
+   * a replaced one keeps its owner and mode (see atomic-write.ts placementOf).
+   */
   async write(scope: FileScope, segments: readonly string[], body: { content: string; encoding?: ContentEncoding }, actor: Actor): Promise<Written> {
     assertWritable(scope);
     const path = joinRel(segments);
@@ -114,7 +126,7 @@ export class FileStore {
     if (leaf.targetStats?.isDirectory()) throw conflict(`${path} is a directory; a PUT writes files`);
     if (leaf.targetStats && !leaf.targetStats.isFile()) throw conflict(`${path} is not a regular file (a pipe, socket or device); it is not replaced`);
     try {
-      await writeFileAtomicAsync(leaf.target, bytes, leaf.targetStats ? leaf.targetStats.mode & 0o7777 : null);
+      await writeFileAtomicAsync(leaf.target, bytes, leaf.targetStats);
     } catch (error) {
       throw fsError(error, path);
     }
@@ -122,7 +134,7 @@ export class FileStore {
     return { scope: scope.name, path, size: bytes.byteLength, created: leaf.targetStats === null };
   }
 
-  /** Creates one directory; its parent must exist. */
+  /** Creates one directory; its parent must exist. In a folder of another user it becomes that user's (as files do). */
   async makeDirectory(scope: FileScope, segments: readonly string[], actor: Actor): Promise<{ scope: ScopeName; path: string }> {
     assertWritable(scope);
     const path = joinRel(segments);
@@ -130,7 +142,15 @@ export class FileStore {
     const leaf = await resolveLeaf(scope.root, segments);
     if (leaf.entry) throw conflict(`${path} already exists`);
     try {
-      await mkdir(leaf.path, { mode: 0o755 });
+      const folder = openRealFolder(leaf.dir);
+      try {
+        const made = `${folder.base}/${leaf.name}`;
+        await mkdir(made, { mode: 0o755 });
+        const { owner } = placementOf(folder.stats, null);
+        if (owner) await lchown(made, owner.uid, owner.gid);
+      } finally {
+        folder.close();
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw conflict(`${path} already exists`);
       throw fsError(error, path);
@@ -175,8 +195,15 @@ export class FileStore {
     const leaf = await resolveLeaf(scope.root, segments);
     if (!leaf.entry) throw notFound(path);
     try {
-      if (leaf.entry.isDirectory()) await rmdir(leaf.path);
-      else await unlink(leaf.path);
+      // In the folder that was checked: a link swapped in on the way meanwhile is refused.
+      const folder = openRealFolder(leaf.dir);
+      try {
+        const entry = `${folder.base}/${leaf.name}`;
+        if (leaf.entry.isDirectory()) await rmdir(entry);
+        else await unlink(entry);
+      } finally {
+        folder.close();
+      }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTEMPTY' || code === 'EEXIST') throw conflict(`${path} is a directory that is not empty; delete its entries first`);

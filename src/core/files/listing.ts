@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { openRealFolder } from '../templates/tenant-fs';
 import { fsError, isInside } from './confine';
 
 export interface FileEntry {
@@ -24,16 +24,27 @@ const BATCH = 64;
  * file), so a listing never reveals anything about the outside.
  */
 export async function listDirectory(rootReal: string, dirReal: string, rel: string): Promise<FileEntry[]> {
-  let names: string[];
+  // The folder checked, opened once: a link swapped in on the way meanwhile is refused, not listed.
+  let folder: ReturnType<typeof openRealFolder>;
   try {
-    names = await readdir(dirReal);
+    folder = openRealFolder(dirReal);
   } catch (error) {
     throw fsError(error, rel);
   }
   const entries: FileEntry[] = [];
-  for (let i = 0; i < names.length; i += BATCH) {
-    const batch = await Promise.all(names.slice(i, i + BATCH).map((name) => describe(rootReal, join(dirReal, name), name, rel)));
-    for (const entry of batch) if (entry) entries.push(entry);
+  try {
+    let names: string[];
+    try {
+      names = await readdir(folder.base);
+    } catch (error) {
+      throw fsError(error, rel);
+    }
+    for (let i = 0; i < names.length; i += BATCH) {
+      const batch = await Promise.all(names.slice(i, i + BATCH).map((name) => describe(rootReal, `${folder.base}/${name}`, name, rel)));
+      for (const entry of batch) if (entry) entries.push(entry);
+    }
+  } finally {
+    folder.close();
   }
   return entries.sort((a, b) => (a.isDirectory !== b.isDirectory ? (a.isDirectory ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
-import { chmod, rename, rm } from 'node:fs/promises';
+import { closeSync, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, openSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { boundaryOf, MultipartReader } from './multipart';
 import { ApiError } from '../../errors';
-import { syncDirectory } from './atomic-write';
+import { openRealFolder, READ_FLAGS } from '../templates/tenant-fs';
+import { CREATE_FLAGS, placementOf, syncDirectory } from './atomic-write';
 import { fsError, inspectLeaf, type Leaf } from './confine';
 import { parseFileName, WINDOWS_RULES } from './path-syntax';
 
@@ -58,8 +59,11 @@ const conflict = (message: string) => new ApiError('VALIDATION_FAILED', message,
  *
  * Parts: `file` (exactly one; its filename names the file) and optionally a `filename` field
  * before it that overrides the name; other parts are skipped. A name is one plain segment
- * (PATH_TRAVERSAL otherwise). An existing file is replaced (keeping its mode); a link there is
- * written through when it stays inside the scope; a directory there is 409.
+ * (PATH_TRAVERSAL otherwise). An existing file is replaced (keeping its owner and mode); a
+ * new file in a folder of another user becomes that user's (atomic-write.ts placementOf); a
+ * link there is written through when it stays inside the scope; a directory there is 409. The
+ * temp file is created and renamed inside the folders that were checked (tenant-fs.ts
+ * openRealFolder), so a link swapped in on the way meanwhile is refused, never followed.
  */
 export async function receiveUpload(input: UploadInput): Promise<Uploaded> {
   const boundary = boundaryOf(input.contentType);
@@ -69,6 +73,7 @@ export async function receiveUpload(input: UploadInput): Promise<Uploaded> {
   let nameField: string | null = null;
   let staged: { temp: string; leaf: Leaf; size: number } | null = null;
   let temp: string | null = null;
+  let folder: ReturnType<typeof openRealFolder> | null = null;
   try {
     for (let head = await reader.nextPart(); head !== null; head = await reader.nextPart()) {
       if (head.name === FILENAME_FIELD && head.filename === null) {
@@ -83,17 +88,23 @@ export async function receiveUpload(input: UploadInput): Promise<Uploaded> {
       const leaf = await inspectLeaf(input.rootReal, input.dir, parseFileName(name, WINDOWS_RULES), relOf(input.rel, name));
       if (leaf.targetStats?.isDirectory()) throw conflict(`${relOf(input.rel, name)} is a directory; delete it first or choose another name`);
       if (leaf.targetStats && !leaf.targetStats.isFile()) throw conflict(`${relOf(input.rel, name)} is not a regular file (a pipe, socket or device); it is not replaced`);
-      temp = join(dirname(leaf.target), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}.tmp`);
+      folder = openRealFolder(dirname(leaf.target));
+      temp = `${folder.base}/${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}.tmp`;
       const size = await streamToFile(reader, temp, input.maxFileBytes, relOf(input.rel, name));
       staged = { temp, leaf, size };
     }
-    if (!staged) throw invalid(`the upload has no "${FILE_PART}" part`);
+    if (!staged || !folder) throw invalid(`the upload has no "${FILE_PART}" part`);
     // Check the name again: a directory (or a link out) may have appeared while bytes arrived.
     const { leaf } = staged;
     const now = await inspectLeaf(input.rootReal, leaf.dir, leaf.name, relOf(input.rel, leaf.name));
     if (now.targetStats && !now.targetStats.isFile()) throw conflict(`${relOf(input.rel, leaf.name)} became a directory or another non-file during the upload`);
-    if (now.targetStats) await chmod(staged.temp, now.targetStats.mode & 0o7777);
-    await rename(staged.temp, now.target);
+    const target = dirname(now.target) === dirname(leaf.target) ? null : openRealFolder(dirname(now.target));
+    try {
+      place(staged.temp, placementOf((target ?? folder).stats, now.targetStats));
+      await rename(staged.temp, `${(target ?? folder).base}/${basename(now.target)}`);
+    } finally {
+      target?.close();
+    }
     temp = null;
     await syncDirectory(dirname(now.target));
     return { name: leaf.name, size: staged.size, replaced: now.targetStats !== null };
@@ -102,6 +113,24 @@ export async function receiveUpload(input: UploadInput): Promise<Uploaded> {
     throw fsError(error, input.rel);
   } finally {
     if (temp) await rm(temp, { force: true }).catch(() => undefined);
+    folder?.close();
+  }
+}
+
+/**
+ * Gives the finished temp file its owner and mode (placementOf) before it is renamed into
+ * place; opened without following a link, and only while it is still the one file svc made.
+ */
+function place(temp: string, placement: ReturnType<typeof placementOf>): void {
+  if (!placement.owner && placement.mode === null) return;
+  const fd = openSync(temp, READ_FLAGS);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.nlink !== 1) throw conflict('the upload\'s temp file was replaced while it was written; try again');
+    if (placement.owner) fchownSync(fd, placement.owner.uid, placement.owner.gid);
+    if (placement.mode !== null) fchmodSync(fd, placement.mode);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -117,7 +146,7 @@ const relOf = (dirRel: string, name: string) => (dirRel ? `${dirRel}/${name}` : 
 async function streamToFile(reader: MultipartReader, path: string, max: number, rel: string): Promise<number> {
   let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o644);
+    fd = openSync(path, CREATE_FLAGS, 0o644);
   } catch (error) {
     throw fsError(error, rel);
   }
