@@ -1,6 +1,7 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { ProcessHandle } from '../supervisor/process';
+import { openRegular, RefusedEntry, TenantTree, type OpenedFile } from '../templates/tenant-fs';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
 
 /** `app` is the server's own logs/latest.log; `stdout` is the process output the supervisor captured. */
@@ -11,30 +12,56 @@ const LOG_TAIL_BYTES = 4 * 1024 * 1024;
 /**
  * The last `count` lines of a service's log, reading at most the last few MB of it. A service
  * on an agent has no files here: both sources give the console lines the agent relayed.
+ *
+ * The work dir is the server's: a log file there is opened by the tenant rule
+ * (templates/tenant-fs.ts), so a `logs/latest.log` planted as a link (to /etc/shadow), a FIFO
+ * or a hard link gives no lines rather than another file's, and never blocks the caller.
  */
 export function serviceLogLines(record: Pick<ServiceRecord, 'workDir' | 'nodeId'>, handle: Pick<ProcessHandle, 'logFile' | 'lastLines'> | null, source: LogSource, count: number): string[] {
   if (record.nodeId !== LOCAL_NODE) return handle?.lastLines(count) ?? [];
   const file = source === 'app' ? join(record.workDir, 'logs', 'latest.log') : (handle?.logFile ?? join(record.workDir, '.svc', 'console.log'));
-  return tail(file, count);
-}
-
-function tail(file: string, count: number): string[] {
-  if (!existsSync(file)) return [];
-  const size = statSync(file).size;
-  const text = size <= LOG_TAIL_BYTES ? readFileSync(file, 'utf8') : readTail(file, size);
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.slice(-count);
-}
-
-function readTail(file: string, size: number): string {
-  const buffer = Buffer.alloc(LOG_TAIL_BYTES);
-  const fd = openSync(file, 'r');
+  const opened = openLog(record.workDir, file);
+  if (opened === null) return [];
   try {
-    readSync(fd, buffer, 0, LOG_TAIL_BYTES, size - LOG_TAIL_BYTES);
+    const lines = tailText(opened).split(/\r?\n/);
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.slice(-count);
   } finally {
-    closeSync(fd);
+    opened.close();
   }
-  const text = buffer.toString('utf8');
-  return text.slice(text.indexOf('\n') + 1);
+}
+
+/** The log file, opened without following links or waiting on a FIFO; null when absent or refused. */
+function openLog(workDir: string, file: string): OpenedFile | null {
+  const rel = relative(workDir, file);
+  try {
+    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) {
+      const tree = TenantTree.open(workDir);
+      if (tree === null) return null;
+      try {
+        return tree.openRead(rel.split(sep).join('/'));
+      } finally {
+        tree.close();
+      }
+    }
+    return openRegular(file);
+  } catch (error) {
+    if (error instanceof RefusedEntry) return null;
+    throw error;
+  }
+}
+
+/** The whole file up to LOG_TAIL_BYTES; past that its last LOG_TAIL_BYTES from the first whole line. */
+function tailText(file: OpenedFile): string {
+  const size = file.stats.size;
+  const start = Math.max(0, size - LOG_TAIL_BYTES);
+  const buffer = Buffer.alloc(size - start);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = readSync(file.fd, buffer, filled, buffer.length - filled, start + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  const text = buffer.subarray(0, filled).toString('utf8');
+  return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
 }
