@@ -199,10 +199,13 @@ describe('dashboard login against the compiled binary', () => {
     }
   });
 
-  test('only the proxy credential may name a `caller`: the derived service token is refused', async () => {
-    const res = await call('POST', '/api/commands/dashboard/execute', { token: SERVICE_TOKEN, body: { args: ['login'], caller: PLAYER } });
-    expect(res).toMatchObject({ status: 403, body: { success: false, error: 'FORBIDDEN' } });
-    expect(res.body.message).toContain('caller');
+  test('the spec’s shared derived token may name a `caller` (svc hands it to no server; proxies hold their own credential)', async () => {
+    // Another player, so the codes this file mints for PLAYER stay within their 5 a minute.
+    const other = { uuid: '5f0c1e2a-7b3d-4c8e-9a1f-2b3c4d5e6f71', name: 'Bob_E2E' };
+    await ok('POST', '/api/proxy/events', { token: SERVICE_TOKEN, body: { type: 'PLAYER_CONNECTED', player: other.name, uuid: other.uuid, service: 'Lobby-1' } });
+    const res = await call('POST', '/api/commands/dashboard/execute', { token: SERVICE_TOKEN, body: { args: ['login'], caller: other } });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body.lines)).toMatch(/login code: \d{6}/);
     // Without a caller the command has nobody to mint a code for.
     const nobody = await call('POST', '/api/commands/dashboard/execute', { token: SERVICE_TOKEN, body: { args: ['login'] } });
     expect(nobody.status).toBe(422);
@@ -325,7 +328,7 @@ describe('dashboard login against the compiled binary', () => {
   });
 
   test('sessions, TOTP and the key survive a graceful restart of the binary', async () => {
-    const keyFile = join(dir, 'config/modules/auth/session.key');
+    const keyFile = join(dir, 'data/auth/session.key');
     const keyBefore = readFileSync(keyFile);
     current.child.kill('SIGTERM');
     expect(await current.child.exited).toBe(0);
@@ -338,13 +341,13 @@ describe('dashboard login against the compiled binary', () => {
     expect(readFileSync(keyFile).equals(keyBefore)).toBe(true);
   }, 30_000);
 
-  test('config/modules/auth/auth.toml has every section; session.key is 32 bytes, mode 600', () => {
+  test('config/modules/auth/auth.toml has every section; data/auth/session.key is 32 bytes, mode 600', () => {
     const config = parse(readFileSync(join(dir, 'config/modules/auth/auth.toml'), 'utf8'));
     for (const section of ['sessions', 'login_challenge', 'dashboard', 'totp', 'security', 'webauthn']) expect(config[section]).toBeObject();
     expect(config.sessions).toMatchObject({ ttl_seconds: 604_800, rolling_refresh: true, max_per_user: 10 });
     expect(config.login_challenge).toMatchObject({ code_length: 6, max_generates_per_minute: 5, max_consume_failures_per_minute: 10 });
-    expect(config.security).toMatchObject({ token_encryption_key_file: 'config/modules/auth/session.key' });
-    const key = statSync(join(dir, 'config/modules/auth/session.key'));
+    expect(config.security).toMatchObject({ token_encryption_key_file: 'data/auth/session.key' });
+    const key = statSync(join(dir, 'data/auth/session.key'));
     expect(key.size).toBe(32);
     expect(key.mode & 0o777).toBe(0o600);
   });
