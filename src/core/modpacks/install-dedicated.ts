@@ -1,9 +1,10 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { lstat, mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { existsSync, lstatSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Dedicated } from '../dedicated/model';
 import type { DedicatedStore } from '../dedicated/store';
 import type { GroupStore } from '../groups/store';
+import { RefusedEntry, split, TenantTree } from '../templates/tenant-fs';
 import { walkTemplate } from '../templates/walk';
 import { ApiError } from '../../errors';
 import { MODPACK_MEMORY } from './install-group';
@@ -68,37 +69,55 @@ export async function installNewDedicated(stage: string, target: DedicatedTarget
 /**
  * Lays an assembled `stage` over an existing dedicated directory: each file moved into place
  * (replacing a file of the same path; everything else, worlds included, stays), `mods/`
- * emptied first when `replaceMods` (a pack's mods must match each other). A path leading out
- * of the directory through a link someone placed there is left alone and reported. The
- * config takes the pack's software and version. The caller made sure the service is stopped.
+ * emptied first when `replaceMods` (a pack's mods must match each other). The directory is the
+ * server's (see templates/tenant-fs.ts): a file whose folder is a link someone placed there
+ * (inside or out) is left alone and reported, and nothing is created through it; a `mods` link
+ * is removed, not what it points to. Files and folders made in a directory of another user
+ * become that user's. The config takes the pack's software and version. The caller made sure
+ * the service is stopped.
  */
 export async function installIntoDedicated(stage: string, name: string, runtime: Runtime, replaceMods: boolean, deps: DedicatedInstallDeps): Promise<{ config: Dedicated; moved: number; skipped: Skipped[]; configUpdated: boolean }> {
   const config = deps.dedicated.require(name);
   const dir = deps.dedicated.directoryOf(name);
-  if (!existsSync(dir)) throw new ApiError('DEDICATED_DIRECTORY_NOT_FOUND', `${dir} does not exist`);
-  const root = realpathSync(dir);
-  const entries = walkTemplate(stage);
-  if (replaceMods && entries.some((e) => e.rel.startsWith('mods/') && e.kind === 'file')) await rm(join(dir, 'mods'), { recursive: true, force: true });
+  const tree = existsSync(dir) ? TenantTree.open(dir) : null;
+  if (!tree) throw new ApiError('DEDICATED_DIRECTORY_NOT_FOUND', `${dir} does not exist`);
   const skipped: Skipped[] = [];
   let moved = 0;
-  for (const entry of entries) {
-    if (entry.kind !== 'file') continue;
-    const dest = join(dir, ...entry.rel.split('/'));
-    await mkdir(dirname(dest), { recursive: true });
-    const parent = realpathSync(dirname(dest));
-    if (parent !== root && !parent.startsWith(root + sep)) {
-      skipped.push({ path: entry.rel, reason: `its folder leads out of ${dir} through a link` });
-      continue;
+  try {
+    const entries = walkTemplate(stage);
+    if (replaceMods && entries.some((e) => e.rel.startsWith('mods/') && e.kind === 'file')) tree.removeAll('mods');
+    for (const entry of entries) {
+      if (entry.kind !== 'file') continue;
+      const { dir: folderRel, name: fileName } = split(entry.rel);
+      try {
+        await tree.withFolderAsync(folderRel, 'create', async (folder) => {
+          const dest = `${folder.base}/${fileName}`;
+          // A rename replaces a file (or a link, not what it points at); a folder in the way is kept.
+          if (isFolder(dest)) {
+            skipped.push({ path: entry.rel, reason: 'a folder of that name is in the way' });
+            return;
+          }
+          await rename(join(stage, ...entry.rel.split('/')), dest);
+          tree.adoptFile(folder, fileName);
+          moved++;
+        });
+      } catch (error) {
+        if (!(error instanceof RefusedEntry)) throw error;
+        skipped.push({ path: entry.rel, reason: `${error.message}: nothing is written through it` });
+      }
     }
-    // A rename replaces a file (or a link, not what it points at); a folder in the way is kept.
-    if ((await lstat(dest).catch(() => null))?.isDirectory()) {
-      skipped.push({ path: entry.rel, reason: 'a folder of that name is in the way' });
-      continue;
-    }
-    await rename(join(stage, ...entry.rel.split('/')), dest);
-    moved++;
+  } finally {
+    tree.close();
   }
   const changed = config.software !== runtime.software || config.version !== runtime.version;
   const updated = changed ? deps.dedicated.update(name, { software: runtime.software, version: runtime.version }) : config;
   return { config: updated, moved, skipped, configUpdated: changed };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
