@@ -17,7 +17,17 @@ import type { RunningService, StartServiceMessage } from '../cluster/protocol';
 import type { TemplateCache } from './template-cache';
 import { isolationLabel, type Isolation } from '../core/isolation/resolve';
 
-const EntrySchema = T.Object({ serviceName: T.String(), groupName: T.String(), port: T.Integer(), workDir: T.String(), stateDir: T.String(), isStatic: T.Boolean(), startedAt: T.Integer() });
+const EntrySchema = T.Object({
+  serviceName: T.String(),
+  groupName: T.String(),
+  port: T.Integer(),
+  workDir: T.String(),
+  stateDir: T.String(),
+  isStatic: T.Boolean(),
+  startedAt: T.Integer(),
+  /** State sync: its excludes, so the push after it exits still happens when an agent restart came between (absent: not synced). */
+  syncExcludes: T.Optional(T.Array(T.String())),
+});
 type Entry = Static<typeof EntrySchema>;
 
 interface Held {
@@ -86,6 +96,7 @@ export class LocalServices {
         continue;
       }
       this.ports.adopt(entry.port, entry.serviceName);
+      if (entry.syncExcludes) this.synced.set(entry.serviceName, entry.syncExcludes);
       this.hold(entry, outcome.handle);
       this.deps.log.info({ service: entry.serviceName, pid: outcome.handle.pid }, 're-attached a running service');
     }
@@ -132,7 +143,7 @@ export class LocalServices {
       const argv = serviceCommand({ ...message, software }, { name, group: message.groupName, port, workDir }, this.deps.java, apiPort);
       const env = { ...inheritedEnv(process.env), ...message.env, SVC_API_URL: this.deps.controllerUrl.replace(/\/$/, ''), SVC_SERVICE_PORT: String(port) };
       const handle = await this.deps.launcher.launch({ name, workDir, argv, env });
-      const entry: Entry = { serviceName: name, groupName: message.groupName, port, workDir, stateDir: handle.stateDir, isStatic: message.isStatic, startedAt: handle.startedAt.getTime() };
+      const entry: Entry = { serviceName: name, groupName: message.groupName, port, workDir, stateDir: handle.stateDir, isStatic: message.isStatic, startedAt: handle.startedAt.getTime(), ...(message.pullState ? { syncExcludes: [...message.syncExcludes] } : {}) };
       if (message.pullState) this.synced.set(name, message.syncExcludes);
       this.hold(entry, handle);
       this.save();
