@@ -12,7 +12,7 @@
  * Needs root (to run the controller as another user) and bubblewrap (.ci/run installs it).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { killGameServers, LineCollector, svcBinary } from '../support/binary';
 import { readJson, waitFor } from '../support/controller';
@@ -31,32 +31,25 @@ beforeAll(async () => {
 afterAll(() => cleanups.splice(0).forEach((f) => f()));
 
 /**
- * The probe: POSIX sh only, so it runs in every mode. `<dir> <data> <other>` are the
- * controller's folder, its data/ and the other service's folder; `<marker>` a file in the
- * host's /tmp, `<tmpfile>` one it tries to create there.
+ * The probe: POSIX sh only, so it runs in every mode. Its arguments are the attempts, each
+ * `read <label> <file>`, `write <label> <file>`, `list <label> <folder>` (anything there but
+ * its own folder) or `see <label> <path>`; then the same fixed checks everywhere: its own folder
+ * (read, write), TMPDIR, HOME, the controller's SVC_CLUSTER_TOKEN, its uid, Java.
  */
 const PROBE = `#!/bin/sh
-dir=$1 data=$2 other=$3 marker=$4 tmpfile=$5
 say() { echo "probe $1: $2"; }
-try_read() { if cat "$2" >/dev/null 2>&1; then say "read $1" allowed; else say "read $1" denied; fi; }
-try_write() { if (echo pwned >"$2") 2>/dev/null; then say "write $1" allowed; else say "write $1" denied; fi; }
-try_read token "$data/api-token"
-try_read config "$dir/svc.toml"
-try_read database "$data/svc.db"
-try_read cluster-key "$data/cluster/cluster.key"
-try_read session-key "$data/auth/session.key"
-try_read legacy-session-key "$dir/config/modules/auth/session.key"
-try_read other-service "$other/secret.txt"
-others=$(ls "$(dirname "$other")" 2>/dev/null | grep -vx "$(basename "$PWD")")
-[ -n "$others" ] && say "list services" allowed || say "list services" denied
-try_write controller-dir "$dir/pwned.txt"
-try_write data-dir "$data/pwned.txt"
-try_write other-service "$other/pwned.txt"
-if [ -e "$marker" ]; then say "see host tmp" allowed; else say "see host tmp" denied; fi
-try_write tmp "$tmpfile"
-try_write own-dir ./own.txt
-try_read own-dir ./own.txt
-try_write tmpdir "$TMPDIR/scratch"
+while [ $# -ge 3 ]; do
+  kind=$1 label=$2 path=$3
+  shift 3
+  case $kind in
+    read) if cat "$path" >/dev/null 2>&1; then say "read $label" allowed; else say "read $label" denied; fi ;;
+    write) if (echo pwned >"$path") 2>/dev/null; then say "write $label" allowed; else say "write $label" denied; fi ;;
+    list) others=$(ls "$path" 2>/dev/null | grep -vx "$(basename "$PWD")"); [ -n "$others" ] && say "list $label" allowed || say "list $label" denied ;;
+    see) if [ -e "$path" ]; then say "see $label" allowed; else say "see $label" denied; fi ;;
+  esac
+done
+if (echo mine >./own.txt) 2>/dev/null && [ "$(cat ./own.txt)" = mine ]; then say own-dir writable; else say own-dir refused; fi
+if (echo scratch >"$TMPDIR/scratch") 2>/dev/null; then say tmpdir writable; else say tmpdir refused; fi
 [ "$HOME" = "$(pwd)" ] && say home own-dir || say home "$HOME"
 [ -n "\${SVC_CLUSTER_TOKEN-}" ] && say env-cluster-token leaked || say env-cluster-token absent
 say uid "$(id -u)"
@@ -69,27 +62,36 @@ while IFS= read -r line; do
 done
 `;
 
-const EXPECTED = [
-  'probe read token: denied',
-  'probe read config: denied',
-  'probe read database: denied',
-  'probe read cluster-key: denied',
-  'probe read session-key: denied',
-  'probe read legacy-session-key: denied',
-  'probe read other-service: denied',
-  'probe list services: denied',
-  'probe write controller-dir: denied',
-  'probe write data-dir: denied',
-  'probe write other-service: denied',
-  'probe see host tmp: denied',
-  // Into the sandbox's own /tmp: the host's never gets the file (checked below).
-  'probe write tmp: allowed',
-  'probe write own-dir: allowed',
-  'probe read own-dir: allowed',
-  'probe write tmpdir: allowed',
-  'probe home: own-dir',
-  'probe env-cluster-token: absent',
-];
+/** One attempt: the probe's arguments and the line it must print. */
+type Attempt = [kind: 'read' | 'write' | 'list' | 'see', label: string, path: string, outcome: 'allowed' | 'denied'];
+
+const FIXED = ['probe own-dir: writable', 'probe tmpdir: writable', 'probe home: own-dir', 'probe env-cluster-token: absent'];
+
+/** What a service may try against the controller's installation `dir` (its folder in `services/static`). */
+function controllerAttempts(dir: string, marker: string, tmpfile: string): Attempt[] {
+  const data = join(dir, 'data');
+  const other = join(dir, 'services/static/Other-1');
+  return [
+    ['read', 'token', join(data, 'api-token'), 'denied'],
+    ['read', 'config', join(dir, 'svc.toml'), 'denied'],
+    ['read', 'database', join(data, 'svc.db'), 'denied'],
+    ['read', 'cluster-key', join(data, 'cluster/cluster.key'), 'denied'],
+    ['read', 'session-key', join(data, 'auth/session.key'), 'denied'],
+    ['read', 'legacy-session-key', join(dir, 'config/modules/auth/session.key'), 'denied'],
+    ['read', 'uid-map', join(data, 'isolation-uids.json'), 'denied'],
+    ['read', 'other-service', join(other, 'secret.txt'), 'denied'],
+    ['list', 'services', join(dir, 'services/static'), 'denied'],
+    ['write', 'controller-dir', join(dir, 'pwned.txt'), 'denied'],
+    ['write', 'data-dir', join(data, 'pwned.txt'), 'denied'],
+    ['write', 'other-service', join(other, 'pwned.txt'), 'denied'],
+    ['see', 'host-tmp', marker, 'denied'],
+    // Into the sandbox's own /tmp: the host's never gets the file (checked after).
+    ['write', 'tmp', tmpfile, 'allowed'],
+  ];
+}
+
+const probeArgs = (attempts: Attempt[]) => attempts.flatMap(([kind, label, path]) => [kind, label, path]);
+const expectedLines = (attempts: Attempt[]) => [...attempts.map(([kind, label, , outcome]) => `probe ${kind} ${label}: ${outcome}`), ...FIXED];
 
 interface Site {
   dir: string;
@@ -101,47 +103,44 @@ interface Site {
   tmpfile: string;
 }
 
-function writeSite(site: Site): void {
+/** A group file: STATIC, one instance, `ready` its ready line; `extra` more [group.lifecycle] lines and tables. */
+function writeGroup(dir: string, name: string, command: string[], ready: string, minInstances: number, extra = ''): void {
+  writeFileSync(
+    join(dir, `config/groups/${name}.toml`),
+    `[group]\ntype = "STATIC"\nsoftware = "CUSTOM"\nversion = "1.21.1"\nstart_command = ${JSON.stringify(command)}\nready_pattern = "${ready}"\n[group.scaling]\nmin_instances = ${minInstances}\nmax_instances = 1\n[group.lifecycle]\nrestart_on_crash = false\ndrain_timeout = 0\n${extra}`,
+  );
+}
+
+/**
+ * svc.toml with the cluster on (so data/cluster holds a real key), `Other` (writes secret.txt,
+ * runs at boot) and `Probe` (started by the test, its script from its template, deploy-on-stop
+ * and state sync on); `probe` the attempts, `placement` its node.
+ */
+function writeSite(site: Site, attempts: Attempt[], placement = ''): void {
   const { dir } = site;
-  const data = join(dir, 'data');
-  const other = join(dir, 'services', 'static', 'Other-1');
   writeFileSync(
     join(dir, 'svc.toml'),
-    [
-      '[api]',
-      'port = 0',
-      'rate_limit = 0',
-      'service_rate_limit = 0',
-      '[cluster]',
-      'enabled = true',
-      'agent_port = 0',
-      'bind = "127.0.0.1"',
-      '[services]',
-      'isolation = "auto"',
-      '',
-    ].join('\n'),
+    ['[api]', 'port = 0', 'rate_limit = 0', 'service_rate_limit = 0', '[cluster]', 'enabled = true', 'agent_port = 0', 'bind = "127.0.0.1"', 'public_host = "127.0.0.1"', 'heartbeat_interval = 300', '[services]', 'isolation = "auto"', ''].join('\n'),
   );
   mkdirSync(join(dir, 'config/groups'), { recursive: true });
-  const group = (name: string, command: string[], extra: string) =>
-    writeFileSync(
-      join(dir, `config/groups/${name}.toml`),
-      `[group]\ntype = "STATIC"\nsoftware = "CUSTOM"\nversion = "1.21.1"\nstart_command = ${JSON.stringify(command)}\nready_pattern = "${name === 'Probe' ? 'probe done' : 'other ready'}"\n[group.scaling]\nmin_instances = ${name === 'Other' ? 1 : 0}\nmax_instances = 1\n[group.lifecycle]\nrestart_on_crash = false\ndrain_timeout = 0\n${extra}`,
-    );
-  group('Other', ['/bin/sh', '-c', 'echo secret >secret.txt; echo other ready; while read -r l; do [ "$l" = stop ] && exit 0; done'], '');
-  group('Probe', ['/bin/sh', 'probe.sh', dir, data, other, site.marker, site.tmpfile], 'deploy_on_stop = true\n[group.sync]\nenabled = true\n');
+  writeGroup(dir, 'Other', ['/bin/sh', '-c', 'echo secret >secret.txt; echo other ready; while read -r l; do [ "$l" = stop ] && exit 0; done'], 'other ready', 1);
+  writeGroup(dir, 'Probe', ['/bin/sh', 'probe.sh', ...probeArgs(attempts)], 'probe done', 0, `deploy_on_stop = true\n[group.sync]\nenabled = true\n${placement ? `[group.placement]\nnode = "${placement}"\n` : ''}`);
   mkdirSync(join(dir, 'templates/Probe'), { recursive: true });
   writeFileSync(join(dir, 'templates/Probe/probe.sh'), PROBE);
   writeFileSync(site.marker, 'host tmp\n');
   if (site.asUid !== null) Bun.spawnSync(['chown', '-R', `${site.asUid}:${site.asUid}`, dir]);
 }
 
-/** The compiled controller on the site, as root or as the site's user; its JSON log collected. */
-async function startSite(site: Site) {
-  const argv = site.asUid === null ? [site.binary, '--dir', site.dir] : ['setpriv', `--reuid=${site.asUid}`, `--regid=${site.asUid}`, '--clear-groups', site.binary, '--dir', site.dir];
-  const child = Bun.spawn(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: site.dir, SVC_LOG_FORMAT: 'json', SVC_CLUSTER_TOKEN: CLUSTER }, stdout: 'pipe', stderr: 'pipe' });
+/** The compiled controller (or `svc agent`) on a folder, as root or as `asUid`; its JSON log collected. */
+function spawnSvc(binary: string, args: string[], dir: string, asUid: number | null) {
+  const argv = asUid === null ? [binary, ...args] : ['setpriv', `--reuid=${asUid}`, `--regid=${asUid}`, '--clear-groups', binary, ...args];
+  const child = Bun.spawn(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, SVC_LOG_FORMAT: 'json', SVC_CLUSTER_TOKEN: CLUSTER }, stdout: 'pipe', stderr: 'pipe' });
   cleanups.push(() => child.kill('SIGKILL'));
-  const out = new LineCollector(child.stdout);
-  const err = new LineCollector(child.stderr);
+  return { child, out: new LineCollector(child.stdout), err: new LineCollector(child.stderr) };
+}
+
+async function startSite(site: Site) {
+  const { child, out, err } = spawnSvc(site.binary, ['--dir', site.dir], site.dir, site.asUid);
   let listening: string;
   try {
     listening = await out.waitForLine((l) => l.includes('API listening'), 20_000);
@@ -151,13 +150,24 @@ async function startSite(site: Site) {
   const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
   const token = readFileSync(join(site.dir, 'data/api-token'), 'utf8').trim();
   const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
-  return { child, out, api };
+  return { child, out, api, url };
 }
 
-async function logLines(api: (path: string, init?: RequestInit) => Promise<Response>, name: string): Promise<string[]> {
+type Api = (path: string, init?: RequestInit) => Promise<Response>;
+
+async function logLines(api: Api, name: string): Promise<string[]> {
   const body = await readJson(await api(`/api/services/${name}/logs?source=stdout&lines=200`));
   return (body.lines ?? []) as string[];
 }
+
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+};
 
 /** The binary as an unprivileged user can run it: a copy next to its folder when its own path is not open to others. */
 function binaryFor(dir: string, asUid: number | null): string {
@@ -175,9 +185,20 @@ function binaryFor(dir: string, asUid: number | null): string {
   return copy;
 }
 
+/** Every attempt as the probe reported it; the uid it ran as. */
+async function checkProbe(api: Api, attempts: Attempt[]): Promise<number> {
+  const probe = (await logLines(api, 'Probe-1')).filter((l) => l.startsWith('probe ') && l !== 'probe done');
+  expect(probe.filter((l) => !/^probe (uid|java):/.test(l))).toEqual(expectedLines(attempts));
+  if (HAS_JAVA) expect(probe).toContain('probe java: runs');
+  // The attempts really failed on the host: nothing written where it was refused, nor in the host's /tmp.
+  for (const [kind, , path, outcome] of attempts) if (kind === 'write' && (outcome === 'denied' || path.startsWith('/tmp/'))) expect(existsSync(path)).toBe(false);
+  return Number(probe.find((l) => l.startsWith('probe uid: '))!.slice('probe uid: '.length));
+}
+
 async function scenario(site: Site, expectedMode: 'uid+bwrap' | 'bwrap'): Promise<void> {
   const { dir } = site;
-  writeSite(site);
+  const attempts = controllerAttempts(dir, site.marker, site.tmpfile);
+  writeSite(site, attempts);
   cleanups.push(() => killGameServers(dir, []));
   const first = await startSite(site);
   const resolved = JSON.parse(await first.out.waitForLine((l) => l.includes('services isolated') || l.includes('NOT isolated')));
@@ -188,22 +209,16 @@ async function scenario(site: Site, expectedMode: 'uid+bwrap' | 'bwrap'): Promis
   expect((await first.api('/api/services/Probe/start', { method: 'POST' })).status).toBe(201);
   await waitFor(async () => (await readJson(await first.api('/api/services/Probe-1'))).state === 'READY', { what: 'Probe-1 READY', timeoutMs: 20_000 });
 
-  // Every attempt, as the probe reports it, in the log the supervisor captured (now under data/run).
-  const lines = await logLines(first.api, 'Probe-1');
-  const probe = lines.filter((l) => l.startsWith('probe ') && l !== 'probe done');
-  expect(probe.filter((l) => !/^probe (uid|java):/.test(l))).toEqual(EXPECTED);
-  if (HAS_JAVA) expect(probe).toContain('probe java: runs');
-  const uid = Number(probe.find((l) => l.startsWith('probe uid: '))!.slice('probe uid: '.length));
-  // The attempts really failed on the host too.
-  for (const path of [join(dir, 'pwned.txt'), join(dir, 'data/pwned.txt'), join(dir, 'services/static/Other-1/pwned.txt'), site.tmpfile]) expect(existsSync(path)).toBe(false);
-  expect(existsSync(join(dir, 'services/static/Probe-1/own.txt'))).toBe(true);
-
+  // Every attempt, as the probe reports it, from the log the supervisor captured (now under data/run).
+  const uid = await checkProbe(first.api, attempts);
   const work = join(dir, 'services/static/Probe-1');
+  expect(readFileSync(join(work, 'own.txt'), 'utf8')).toBe('mine\n');
   // The supervisor's state is out of the service's reach; nothing of it in the work dir.
   expect(existsSync(join(dir, 'data/run/Probe-1/process.json'))).toBe(true);
   expect(existsSync(join(work, '.svc/process.json'))).toBe(false);
   if (expectedMode === 'uid+bwrap') {
     expect(uid).toBeGreaterThanOrEqual(1_900_000_000);
+    if (uid >= 1_900_000_000) cleanups.push(() => Bun.spawnSync(['pkill', '-9', '-U', String(uid)]));
     expect(statSync(work).uid).toBe(uid);
     expect(statSync(work).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'data')).mode & 0o777).toBe(0o700);
@@ -212,11 +227,10 @@ async function scenario(site: Site, expectedMode: 'uid+bwrap' | 'bwrap'): Promis
     const uids = JSON.parse(readFileSync(join(dir, 'data/isolation-uids.json'), 'utf8'));
     expect(uids.services['Probe-1']).toBe(uid);
     expect(uids.services['Other-1']).not.toBe(uid);
-    if (uid >= 1_900_000_000) cleanups.push(() => Bun.spawnSync(['pkill', '-9', '-U', String(uid)]));
   } else {
     expect(uid).toBe(site.asUid!);
   }
-  // A session key existed to be refused, wherever this build keeps it.
+  // There was a key to refuse, wherever this build keeps the session key.
   expect(existsSync(join(dir, 'data/auth/session.key')) || existsSync(join(dir, 'config/modules/auth/session.key'))).toBe(true);
   expect(existsSync(join(dir, 'data/cluster/cluster.key'))).toBe(true);
 
@@ -233,7 +247,7 @@ async function scenario(site: Site, expectedMode: 'uid+bwrap' | 'bwrap'): Promis
   const before = await readJson(await first.api('/api/services/Probe-1'));
   first.child.kill('SIGKILL');
   await first.child.exited;
-  expect(() => process.kill(before.pid, 0)).not.toThrow();
+  expect(gone(before.pid)).toBe(false);
   const second = await startSite(site);
   await second.out.waitForLine((l) => l.includes('recovered a running service') && l.includes('Probe-1'));
   expect(await readJson(await second.api('/api/services/Probe-1'))).toMatchObject({ state: 'READY', pid: before.pid });
@@ -242,21 +256,90 @@ async function scenario(site: Site, expectedMode: 'uid+bwrap' | 'bwrap'): Promis
 
   // Stop: `stop` on stdin ends it cleanly; deploy-on-stop and the state push read its files.
   expect((await second.api('/api/services/Probe-1/stop', { method: 'POST' })).status).toBe(200);
-  await waitFor(() => {
-    try {
-      process.kill(before.pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, { what: 'the probe to end' });
+  await waitFor(() => gone(before.pid), { what: 'the probe to end' });
   await second.out.waitForLine((l) => l.includes('deployed changed files back into the template') && l.includes('Probe-1'));
   expect(readFileSync(join(dir, 'templates/Probe/deployed.txt'), 'utf8')).toBe('deployed\n');
-  await waitFor(() => existsSync(join(dir, 'services/state/Probe-1')) && readFileSync(join(dir, 'data/run/Probe-1/exit-code'), 'utf8') === '0\n', { what: 'the clean exit and the canonical copy' });
+  await waitFor(() => existsSync(join(dir, 'services/state/Probe-1/own.txt')) && readFileSync(join(dir, 'data/run/Probe-1/exit-code'), 'utf8') === '0\n', { what: 'the clean exit and the canonical copy' });
   if (expectedMode === 'uid+bwrap') expect(Bun.spawnSync(['pgrep', '-U', String(uid)]).stdout.toString().trim()).toBe('');
 
   second.child.kill('SIGTERM');
   expect(await second.child.exited).toBe(0);
+}
+
+/**
+ * The same against an agent: the controller and `svc agent` both as root on this machine, the
+ * probe placed on the agent. It must not read the agent's files (agent.toml holds the cluster
+ * token) nor the controller's, and console, stdin, re-attach after kill -9 of the agent, stop
+ * and the state push all work.
+ */
+async function agentScenario(dir: string): Promise<void> {
+  const tag = `${process.pid}-${Date.now()}`;
+  const site: Site = { dir, binary: svc, asUid: null, marker: `/tmp/svc-iso-${tag}-marker`, tmpfile: `/tmp/svc-iso-${tag}-probe` };
+  cleanups.push(() => rmSync(site.marker, { force: true }));
+  const agentDir = join(dir, 'node');
+  const attempts: Attempt[] = [
+    ['read', 'agent-config', join(agentDir, 'agent.toml'), 'denied'],
+    ['read', 'agent-pins', join(agentDir, 'data/pinned.json'), 'denied'],
+    ['read', 'agent-state', join(agentDir, 'data/services.json'), 'denied'],
+    ['read', 'agent-uid-map', join(agentDir, 'data/isolation-uids.json'), 'denied'],
+    ['read', 'controller-token', join(dir, 'data/api-token'), 'denied'],
+    ['read', 'controller-service', join(dir, 'services/static/Other-1/secret.txt'), 'denied'],
+    ['list', 'agent-services', join(agentDir, 'services/static'), 'denied'],
+    ['write', 'agent-dir', join(agentDir, 'pwned.txt'), 'denied'],
+    ['write', 'agent-data', join(agentDir, 'data/pwned.txt'), 'denied'],
+    ['write', 'controller-dir', join(dir, 'pwned.txt'), 'denied'],
+    ['see', 'host-tmp', site.marker, 'denied'],
+    ['write', 'tmp', site.tmpfile, 'allowed'],
+  ];
+  writeSite(site, attempts, 'node-iso');
+  cleanups.push(() => killGameServers(dir, []));
+  const controller = await startSite(site);
+  await waitFor(async () => (await readJson(await controller.api('/api/services/Other-1'))).state === 'READY', { what: 'Other-1 READY', timeoutMs: 20_000 });
+
+  mkdirSync(agentDir);
+  writeFileSync(join(agentDir, 'agent.toml'), `[agent]\ncontroller = "${controller.url}"\ntoken = "${CLUSTER}"\nnode_name = "node-iso"\npublic_host = "127.0.0.1"\nbackend_port_start = 41700\n[services]\nisolation = "auto"\n`);
+  const startAgent = () => spawnSvc(svc, ['agent', '--dir', agentDir], agentDir, null);
+  let agent = startAgent();
+  const resolved = JSON.parse(await agent.out.waitForLine((l) => l.includes('services isolated') || l.includes('NOT isolated')));
+  expect(resolved.isolation).toBe('uid+bwrap');
+  await waitFor(async () => ((await readJson(await controller.api('/api/nodes'))).nodes ?? []).some((n: { nodeId: string; isConnected: boolean }) => n.nodeId === 'node-iso' && n.isConnected), { what: 'the agent connected', timeoutMs: 20_000 });
+  // The controller's doctor names the node's mode.
+  const report = await readJson(await controller.api('/api/doctor'));
+  expect(report.sections.find((s: { name: string }) => s.name === 'Cluster').findings.map((f: { message: string }) => f.message)).toContain('node node-iso isolates its services: uid+bwrap');
+
+  expect((await controller.api('/api/services/Probe/start', { method: 'POST' })).status).toBe(201);
+  await waitFor(async () => (await readJson(await controller.api('/api/services/Probe-1'))).state === 'READY', { what: 'Probe-1 READY on the agent', timeoutMs: 20_000 });
+  expect((await readJson(await controller.api('/api/services/Probe-1'))).nodeId).toBe('node-iso');
+  const uid = await checkProbe(controller.api, attempts);
+  expect(uid).toBeGreaterThanOrEqual(1_900_000_000);
+  if (uid >= 1_900_000_000) cleanups.push(() => Bun.spawnSync(['pkill', '-9', '-U', String(uid)]));
+  const work = join(agentDir, 'services/static/Probe-1');
+  expect(statSync(work).uid).toBe(uid);
+  expect(statSync(join(agentDir, 'agent.toml')).mode & 0o777).toBe(0o600);
+  expect(existsSync(join(agentDir, 'data/run/Probe-1/process.json'))).toBe(true);
+
+  // kill -9 the agent: the service runs on; the next agent re-attaches it and relays again.
+  const pid = (await readJson(await controller.api('/api/services/Probe-1'))).pid as number;
+  agent.child.kill('SIGKILL');
+  await agent.child.exited;
+  expect(gone(pid)).toBe(false);
+  agent = startAgent();
+  await agent.out.waitForLine((l) => l.includes('re-attached a running service') && l.includes('Probe-1'), 20_000);
+  await waitFor(async () => {
+    await controller.api('/api/services/Probe-1/exec', { method: 'POST', body: JSON.stringify({ command: 'hello node' }) });
+    return (await logLines(controller.api, 'Probe-1')).includes('echo: hello node');
+  }, { what: 'the echo through the re-attached agent', timeoutMs: 20_000, intervalMs: 200 });
+
+  // Stop through the controller; the agent pushes the state it reads from the uid's folder.
+  expect((await controller.api('/api/services/Probe-1/stop', { method: 'POST' })).status).toBe(200);
+  await waitFor(() => gone(pid), { what: 'the probe on the agent to end' });
+  await waitFor(() => existsSync(join(dir, 'services/state/Probe-1/own.txt')), { what: 'the canonical copy from the agent', timeoutMs: 20_000 });
+  expect(Bun.spawnSync(['pgrep', '-U', String(uid)]).stdout.toString().trim()).toBe('');
+
+  agent.child.kill('SIGTERM');
+  await agent.child.exited;
+  controller.child.kill('SIGTERM');
+  expect(await controller.child.exited).toBe(0);
 }
 
 /**
@@ -278,17 +361,23 @@ describe.skipIf(!IS_ROOT)('services are isolated (compiled binary)', () => {
     const { dir, remove } = siteDir('root');
     cleanups.push(remove);
     const tag = `${process.pid}-${Date.now()}`;
+    cleanups.push(() => rmSync(`/tmp/svc-iso-${tag}-marker`, { force: true }));
     await scenario({ dir, asUid: null, binary: binaryFor(dir, null), marker: `/tmp/svc-iso-${tag}-marker`, tmpfile: `/tmp/svc-iso-${tag}-probe` }, 'uid+bwrap');
-    rmSync(`/tmp/svc-iso-${tag}-marker`, { force: true });
   }, 90_000);
 
   test('auto as an unprivileged user: the sandbox alone; the same attempts fail, the same features work', async () => {
     const { dir, remove } = siteDir('user');
     cleanups.push(remove);
     chownSync(dir, PLAIN_UID, PLAIN_UID);
-    accessSync(dir, constants.R_OK);
     const tag = `${process.pid}-${Date.now()}`;
+    cleanups.push(() => rmSync(`/tmp/svc-iso-${tag}-marker`, { force: true }));
     await scenario({ dir, asUid: PLAIN_UID, binary: binaryFor(dir, PLAIN_UID), marker: `/tmp/svc-iso-${tag}-marker`, tmpfile: `/tmp/svc-iso-${tag}-probe` }, 'bwrap');
-    rmSync(`/tmp/svc-iso-${tag}-marker`, { force: true });
+  }, 90_000);
+
+  test('an agent as root: its services under their own uids in a sandbox, kept from its files and the controller\'s; re-attach after kill -9 of the agent', async () => {
+    const { dir, remove } = siteDir('agent');
+    cleanups.push(remove);
+    chmodSync(dir, 0o711);
+    await agentScenario(dir);
   }, 90_000);
 });
