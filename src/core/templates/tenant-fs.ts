@@ -247,6 +247,24 @@ export class TenantTree {
     }
   }
 
+  /**
+   * Keeps the folder `rel` open (by `mode`) until `release`, for work that outlives one call
+   * (a swap undone later). The tree must stay open as long.
+   */
+  holdFolder(rel: string, mode: FolderMode): TenantFolder & { release(): void } {
+    const folder = this.acquire(rel, mode);
+    let held = true;
+    return {
+      rel: folder.rel,
+      base: folder.base,
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.release(folder);
+      },
+    };
+  }
+
   /** lstat of an entry (never following it); null when it or a folder on the way is missing. A link on the way is RefusedEntry. */
   entry(rel: string): Stats | null {
     const { dir, name } = split(rel);

@@ -26,8 +26,8 @@ export async function applyUpdate(plan: ProxyUpdatePlan, stores: VersionStores, 
   };
   if (changed()) throw new Error(`${target.kind} ${target.name} changed since the check; run it again`);
 
-  const already = (await sha256OfFile(target.jarPath)) === plan.file.checksum?.hex;
-  const swap: JarSwap | null = already ? null : await swapJar(plan.file, target.jarPath, options);
+  const already = (await sha256OfFile(target.jarPath, target.within)) === plan.file.checksum?.hex;
+  const swap: JarSwap | null = already ? null : await swapJar(plan.file, target.jarPath, { ...options, within: target.within });
   try {
     // The download may have taken minutes: an operator's edit meanwhile wins over this update.
     if (changed()) throw new Error(`${target.kind} ${target.name} changed while ${plan.file.label} downloaded; its jar is left as it was`);

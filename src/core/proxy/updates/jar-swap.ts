@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { copyFile, link, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Logger } from '../../../log';
 import { downloadFile } from '../../software/download';
 import { syncDirectory } from '../../../config/write';
 import type { RemoteFile } from '../../software/upstream/model';
+import { createBreather } from '../../templates/breather';
+import { openRegular, RefusedEntry, split, TenantTree, type OpenedFile } from '../../templates/tenant-fs';
 
 export interface JarSwapOptions {
   /** The whole download (`[software] download_timeout`). */
@@ -14,6 +17,12 @@ export interface JarSwapOptions {
   progressEveryMs?: number;
   /** Asked once the download is verified: false (the controller is stopping) abandons the swap, nothing changed. */
   proceed?: () => boolean;
+  /**
+   * The server's directory the jar lies in (a dedicated proxy's), when it is one: the jar's
+   * folder is then reached without following links (templates/tenant-fs.ts), so a planted
+   * `bin -> /etc` is refused rather than written into. Absent for template jars (svc's own).
+   */
+  within?: string;
 }
 
 /** A jar replaced on disk, until the caller keeps or reverts it. */
@@ -38,19 +47,25 @@ export interface JarSwap {
  */
 export async function swapJar(file: RemoteFile, jarPath: string, options: JarSwapOptions): Promise<JarSwap> {
   if (!file.checksum) throw new Error(`${file.upstream} published no checksum for ${file.label}: not replacing ${jarPath} with an unverified jar`);
-  const dir = dirname(jarPath);
+  const place = jarPlace(jarPath, options.within);
+  const dir = place.dir;
+  const jar = join(dir, place.name);
   const tag = randomBytes(4).toString('hex');
-  const staged = join(dir, `.${basename(jarPath)}.update-${tag}`);
-  await downloadFile(file, staged, { timeoutMs: options.timeoutMs, log: options.log, progressEveryMs: options.progressEveryMs, userAgent: options.userAgent });
-
-  let previous: string | null = join(dir, `.${basename(jarPath)}.previous-${tag}`);
+  const staged = join(dir, `.${place.name}.update-${tag}`);
+  let previous: string | null = join(dir, `.${place.name}.previous-${tag}`);
   try {
-    if (options.proceed && !options.proceed()) throw new Error('the controller is stopping');
-    previous = await keepCopy(jarPath, previous);
-    await rename(staged, jarPath);
+    await downloadFile(file, staged, { timeoutMs: options.timeoutMs, log: options.log, progressEveryMs: options.progressEveryMs, userAgent: options.userAgent });
+    try {
+      if (options.proceed && !options.proceed()) throw new Error('the controller is stopping');
+      previous = await keepCopy(jar, previous);
+      await rename(staged, jar);
+    } catch (error) {
+      await unlink(staged).catch(() => undefined);
+      if (previous) await unlink(previous).catch(() => undefined);
+      throw error;
+    }
   } catch (error) {
-    await unlink(staged).catch(() => undefined);
-    if (previous) await unlink(previous).catch(() => undefined);
+    place.close();
     throw error;
   }
   syncDirectory(dir);
@@ -58,14 +73,52 @@ export async function swapJar(file: RemoteFile, jarPath: string, options: JarSwa
   const kept = previous;
   return {
     async commit() {
-      if (kept) await unlink(kept).catch(() => undefined);
+      try {
+        if (kept) await unlink(kept).catch(() => undefined);
+      } finally {
+        place.close();
+      }
     },
     async undo() {
-      if (kept) await rename(kept, jarPath);
-      else await unlink(jarPath).catch(() => undefined);
-      syncDirectory(dir);
+      try {
+        if (kept) await rename(kept, jar);
+        else await unlink(jar).catch(() => undefined);
+        syncDirectory(dir);
+      } finally {
+        place.close();
+      }
     },
   };
+}
+
+/** The jar's folder (a path to act in) and name; in a server's directory, its real folder held open until `close`. */
+function jarPlace(jarPath: string, within: string | undefined): { dir: string; name: string; close(): void } {
+  if (!within) return { dir: dirname(jarPath), name: basename(jarPath), close: () => undefined };
+  const rel = relInside(within, jarPath);
+  const tree = TenantTree.open(within);
+  if (!tree) throw new Error(`${within} does not exist`);
+  try {
+    const { dir, name } = split(rel);
+    const folder = tree.holdFolder(dir, 'create');
+    return {
+      dir: folder.base,
+      name,
+      close: () => {
+        folder.release();
+        tree.close();
+      },
+    };
+  } catch (error) {
+    tree.close();
+    if (error instanceof RefusedEntry) throw new Error(`not replacing ${jarPath}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+function relInside(root: string, path: string): string {
+  const rel = relative(root, path);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${path} is not inside ${root}`);
+  return rel.split(sep).join('/');
 }
 
 /** A second name for the jar (a hard link; a copy where links are refused); null when there is no jar yet. */
@@ -80,11 +133,39 @@ async function keepCopy(jarPath: string, copy: string): Promise<string | null> {
   }
 }
 
-/** SHA-256 hex of a file, streamed; null when there is no file. */
-export async function sha256OfFile(path: string): Promise<string | null> {
-  const file = Bun.file(path);
-  if (!(await file.exists())) return null;
-  const hasher = new Bun.CryptoHasher('sha256');
-  for await (const chunk of file.stream()) hasher.update(chunk);
-  return hasher.digest('hex');
+/**
+ * SHA-256 hex of a file, read in chunks; null when there is no file, or none svc reads: a
+ * link, a FIFO (never opened), and, in a server's directory (`within`), a file with other
+ * hard links (see templates/tenant-fs.ts). Such a jar is then simply not the release.
+ */
+export async function sha256OfFile(path: string, within?: string): Promise<string | null> {
+  let file: OpenedFile | null = null;
+  let tree: TenantTree | null = null;
+  try {
+    if (within) {
+      tree = TenantTree.open(within);
+      file = tree?.openRead(relInside(within, path)) ?? null;
+    } else {
+      file = openRegular(path);
+    }
+  } catch (error) {
+    if (!(error instanceof RefusedEntry)) throw error;
+  } finally {
+    tree?.close();
+  }
+  if (file === null) return null;
+  try {
+    const hasher = new Bun.CryptoHasher('sha256');
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    const breathe = createBreather();
+    for (;;) {
+      const read = readSync(file.fd, buffer, 0, buffer.length, null);
+      if (read === 0) return hasher.digest('hex');
+      hasher.update(buffer.subarray(0, read));
+      const pause = breathe();
+      if (pause) await pause;
+    }
+  } finally {
+    file.close();
+  }
 }

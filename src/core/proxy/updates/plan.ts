@@ -13,6 +13,8 @@ export interface ProxyTarget {
   jarPath: string;
   /** A STATIC group's instances keep the jar their work dir already holds. */
   isStatic: boolean;
+  /** A dedicated proxy's directory (the server's: the jar is reached without following links there); absent for template jars. */
+  within?: string;
 }
 
 /** Where a target stands against the latest stable release. */

@@ -30,7 +30,7 @@ export interface SkippedTarget {
 export function proxyTargets(sources: TargetSources): { targets: ProxyTarget[]; skipped: SkippedTarget[] } {
   const targets: ProxyTarget[] = [];
   const skipped: SkippedTarget[] = [];
-  const consider = (kind: 'group' | 'dedicated', config: Group | Dedicated, jarDir: (jar: string) => string) => {
+  const consider = (kind: 'group' | 'dedicated', config: Group | Dedicated, jarDir: (jar: string) => string, within?: string) => {
     if (!isUpdatableProxy(config.software)) return;
     const skip = (reason: string) => skipped.push({ kind, name: config.name, version: config.version, reason });
     if (config.version.trim() === '') return skip('it names no version');
@@ -40,13 +40,13 @@ export function proxyTargets(sources: TargetSources): { targets: ProxyTarget[]; 
       return skip(`its own startCommand does not run ${jar}`);
     }
     try {
-      targets.push({ kind, name: config.name, software: config.software, version: config.version, jarPath: join(jarDir(jar), jar), isStatic: kind === 'group' && (config as Group).type === 'STATIC' });
+      targets.push({ kind, name: config.name, software: config.software, version: config.version, jarPath: join(jarDir(jar), jar), isStatic: kind === 'group' && (config as Group).type === 'STATIC', ...(within ? { within } : {}) });
     } catch (error) {
       skip((error as Error).message);
     }
   };
   for (const group of sources.groups.list()) consider('group', group, (jar) => groupJarDir(sources.templatesRoot, group, jar));
-  for (const config of sources.dedicated.list()) consider('dedicated', config, () => sources.dedicated.directoryOf(config.name));
+  for (const config of sources.dedicated.list()) consider('dedicated', config, () => sources.dedicated.directoryOf(config.name), sources.dedicated.directoryOf(config.name));
   return { targets, skipped };
 }
 

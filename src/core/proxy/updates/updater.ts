@@ -125,7 +125,7 @@ export class ProxyUpdates {
         results.push(this.result(target, 'skipped', `the upstream lists no stable ${target.software} build`));
         continue;
       }
-      const sha = standing(target.version, release.version) === 'same' ? await sha256OfFile(target.jarPath) : null;
+      const sha = standing(target.version, release.version) === 'same' ? await sha256OfFile(target.jarPath, target.within) : null;
       const plan = planUpdate(target, release, sha);
       if (!plan) {
         results.push(this.result(target, 'current', `${target.software} ${target.version} is current (latest stable: ${release.version} build ${release.build})`));
