@@ -24,12 +24,14 @@ afterEach(() => {
 });
 
 describe('proxy jar updates in a hostile dedicated directory', () => {
-  test('a jar planted as a link or a FIFO is never hashed (so it counts as no jar) nor opened', async () => {
+  test('a jar planted as a link, a FIFO or a hard link is never hashed (so it counts as no jar) nor opened', async () => {
     const h = hostileBase();
     net.dedicated.create({ name: 'Linked', port: 25577, software: 'VELOCITY', version: '3.4.0-SNAPSHOT' });
     net.dedicated.create({ name: 'Piped', port: 25578, software: 'VELOCITY', version: '3.4.0-SNAPSHOT' });
+    net.dedicated.create({ name: 'Shared', port: 25579, software: 'VELOCITY', version: '3.4.0-SNAPSHOT' });
     plant(h, net.dedicated.directoryOf('Linked'), { fileLink: ['server.jar'] });
     plant(h, net.dedicated.directoryOf('Piped'), { fifo: ['server.jar'] });
+    plant(h, net.dedicated.directoryOf('Shared'), { hardlink: ['server.jar'] });
     const dog = fifoWatchdog([join(net.dedicated.directoryOf('Piped'), 'server.jar')]);
     try {
       updates = updater(net, papermc.url);
@@ -38,6 +40,7 @@ describe('proxy jar updates in a hostile dedicated directory', () => {
       expect(results.map((r) => [r.name, r.outcome])).toEqual([
         ['Linked', 'current'],
         ['Piped', 'current'],
+        ['Shared', 'current'],
       ]);
     } finally {
       expect(dog.stop()).toBe(false);
