@@ -46,7 +46,7 @@ async function waitUntil(check: () => boolean, what: string, timeoutMs = 30_000)
 /** Scales one group from 1 to INSTANCES; returns the threshold → READY times (ms) and pool misses. */
 async function scaleUp(warmPool: number): Promise<{ times: number[]; poolEmpty: number }> {
   const dir = makeTempDir('svc-bench-scale-');
-  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = 0\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = ${INSTANCES + warmPool + 5}\nmax_memory = "1000G"\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = 0\ntoken = "${TOKEN}"\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = ${INSTANCES + warmPool + 5}\nmax_memory = "1000G"\n[services]\nisolation = "none"\n`);
   const name = warmPool > 0 ? 'Warm' : 'Cold';
   mkdirSync(join(dir, 'config', 'groups'), { recursive: true });
   const controller = await Controller.start({

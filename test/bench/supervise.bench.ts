@@ -505,7 +505,8 @@ async function runSvc(root: string, binary: string, shell: { path: string; name:
   mkdirSync(dir);
   writeFileSync(
     join(dir, 'svc.toml'),
-    ['[api]', 'port = 0', `token = "${TOKEN}"`, 'rate_limit = 0', 'service_rate_limit = 0', '', '[controller]', 'max_services = 1000', 'max_memory = "1000G"', ''].join('\n'),
+    // No isolation: the fixture lives in the repo, out of a sandbox's sight, and pm2 isolates nothing either (isolation.bench.ts measures it).
+    ['[api]', 'port = 0', `token = "${TOKEN}"`, 'rate_limit = 0', 'service_rate_limit = 0', '', '[controller]', 'max_services = 1000', 'max_memory = "1000G"', '', '[services]', 'isolation = "none"', ''].join('\n'),
   );
   const fixtures = new FixtureEvents(join(root, 'svc-events.log'));
   const controller = new Child('svc', [binary, '--dir', dir], { env: childEnv({ SVC_LOG_FORMAT: 'json' }), cwd: dir });

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const binary = join(dir, 'svc');
   copyFileSync(svc.path, binary);
   runQuick(['chmod', '755', binary]);
-  writeFileSync(join(dir, 'svc.toml'), `[controller]\nupdate_check_url = "${feed.latestUrl}"\nupdate_public_key = "${feed.publicKey}"\n[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n`);
+  writeFileSync(join(dir, 'svc.toml'), `[controller]\nupdate_check_url = "${feed.latestUrl}"\nupdate_public_key = "${feed.publicKey}"\n[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[services]\nisolation = "none"\n`);
   printSetup('update: svc update --yes with a game server running', svc, [
     `next build : ${nextBuild} (the same sources as ${next})`,
     `method     : ${runs} measured swaps after 1 warm-up, alternating ${current} → ${next} → ${current} …; release feed on loopback, SHA256SUMS signed`,
