@@ -22,7 +22,7 @@ export function isolationFindings(isolation: Isolation, uidBase: number): Findin
       return [
         isolation.setting === 'none'
           ? warn(`isolation: none — [services] isolation = "none": ${EXPOSED}`, 'set [services] isolation = "auto" in svc.toml and restart')
-          : warn(`isolation: none — ${isolation.reason}: ${EXPOSED}`, 'run the controller as root (each service gets its own uid), or install bubblewrap (apt-get install bubblewrap) with unprivileged user namespaces allowed; then restart'),
+          : warn(`isolation: none — ${isolation.reason}: ${EXPOSED}`, isolation.hint ?? 'run the controller as root (each service gets its own uid), or install bubblewrap (apt-get install bubblewrap) with unprivileged user namespaces allowed; then restart'),
       ];
   }
 }

@@ -14,6 +14,8 @@ export interface Isolation {
   bwrap: boolean;
   /** Why this and not more, in words for the log and the doctor. */
   reason: string;
+  /** What would give more, when that is not the general advice (install bubblewrap, run as root). */
+  hint?: string;
 }
 
 /** How the mode reads in a log line and the doctor: uid+bwrap, uid, bwrap or none. */
@@ -71,7 +73,13 @@ export function resolveIsolation(setting: IsolationSetting, facts: HostFacts): I
     const reachable = facts.servicesReachable();
     if (!reachable.ok) {
       if (setting === 'bwrap') throw new IsolationUnavailable(`[services] isolation = "bwrap": as root the sandbox runs under each service's own uid, but ${reachable.why}`);
-      return { setting, uid: false, bwrap: false, reason: `the controller can switch users, but ${reachable.why}; a sandbox is never run as root` };
+      return {
+        setting,
+        uid: false,
+        bwrap: false,
+        reason: `the controller can switch users, but ${reachable.why}; a sandbox is never run as root`,
+        hint: 'keep the installation (and [paths] services, dedicated) under folders other users may search (mode 0711 or 0755), then restart',
+      };
     }
     const sandbox = facts.bwrapRunsAsServiceUid();
     if (setting === 'bwrap') {

@@ -88,5 +88,6 @@ describe('resolveIsolation', () => {
     const isolation = resolveIsolation('auto', facts({ ...ROOT_UNREACHABLE, bwrap: YES }).host);
     expect(isolation).toMatchObject({ uid: false, bwrap: false });
     expect(isolation.reason).toContain('a sandbox is never run as root');
+    expect(isolation.hint).toContain('folders other users may search');
   });
 });
