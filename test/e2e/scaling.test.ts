@@ -32,7 +32,7 @@ const command = async (...args: string[]) => readJson(await bin.api('/api/comman
 beforeAll(async () => {
   const svc = await svcBinary();
   ({ dir, remove: removeDir } = tempDir('svc-scaling-e2e-'));
-  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\n[controller]\nscaling_tick_interval = 1\n');
+  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\n[controller]\nscaling_tick_interval = 1\n[services]\nisolation = "none"\n');
   bin = await startBinaryController(svc, dir, TOKEN, cleanups);
   await openEventSocket<Frame>(bin.url, TOKEN, (frame) => frames.push(frame)).then((ws) => cleanups.push(() => ws.close()));
   for (const [name, type] of [['Arena', 'DYNAMIC'], ['Hub', 'LOBBY'], ['Build', 'STATIC'], ['Broken', 'DYNAMIC']] as const) {
