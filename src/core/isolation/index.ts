@@ -58,6 +58,11 @@ export function previewIsolation(site: IsolationSite): Isolation | { error: stri
  * returns the launcher every service start goes through. The one sandbox probe (10-20 ms, a
  * process) runs while the caller goes on with its start.
  */
+/** Where the supervisor keeps each service's state dir (`<data>/run/<service>/`): out of every server's reach. */
+export function supervisorRunDir(dataDir: string): string {
+  return join(dataDir, 'run');
+}
+
 export async function startIsolation(site: IsolationSite): Promise<StartedIsolation> {
   const probes = probesFor(site);
   await probes.warm(site.setting);
@@ -76,7 +81,7 @@ export async function startIsolation(site: IsolationSite): Promise<StartedIsolat
   const forbidden = [site.dir, site.dataDir, dirname(site.configFile), ...site.ownerOnly, ...site.serviceRoots.map((r) => r.root)];
   const launcher = new IsolatedLauncher({
     isolation,
-    runDir: join(site.dataDir, 'run'),
+    runDir: supervisorRunDir(site.dataDir),
     uids: isolation.uid ? new UidMap(join(site.dataDir, 'isolation-uids.json'), site.uidBase, site.dir) : undefined,
     setpriv: probes.setpriv ?? undefined,
     sandbox: isolation.bwrap ? (probes.layout ?? undefined) : undefined,

@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { existsSync, readSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { ProcessHandle } from '../supervisor/process';
 import { openRegular, RefusedEntry, TenantTree, type OpenedFile } from '../templates/tenant-fs';
@@ -17,9 +17,15 @@ const LOG_TAIL_BYTES = 4 * 1024 * 1024;
  * (templates/tenant-fs.ts), so a `logs/latest.log` planted as a link (to /etc/shadow), a FIFO
  * or a hard link gives no lines rather than another file's, and never blocks the caller.
  */
-export function serviceLogLines(record: Pick<ServiceRecord, 'workDir' | 'nodeId'>, handle: Pick<ProcessHandle, 'logFile' | 'lastLines'> | null, source: LogSource, count: number): string[] {
+export function serviceLogLines(
+  record: Pick<ServiceRecord, 'name' | 'workDir' | 'nodeId'>,
+  handle: Pick<ProcessHandle, 'logFile' | 'lastLines'> | null,
+  source: LogSource,
+  count: number,
+  runDir?: string,
+): string[] {
   if (record.nodeId !== LOCAL_NODE) return handle?.lastLines(count) ?? [];
-  const file = source === 'app' ? join(record.workDir, 'logs', 'latest.log') : (handle?.logFile ?? join(record.workDir, '.svc', 'console.log'));
+  const file = source === 'app' ? join(record.workDir, 'logs', 'latest.log') : (handle?.logFile ?? endedConsoleLog(record, runDir));
   const opened = openLog(record.workDir, file);
   if (opened === null) return [];
   try {
@@ -29,6 +35,16 @@ export function serviceLogLines(record: Pick<ServiceRecord, 'workDir' | 'nodeId'
   } finally {
     opened.close();
   }
+}
+
+/**
+ * The captured output of a service that ended while no handle was kept (it ended while the
+ * controller was away): in its state dir under `runDir` (`<data>/run/<name>/`), or, for a
+ * launch by an earlier version, in `<workDir>/.svc`.
+ */
+function endedConsoleLog(record: Pick<ServiceRecord, 'name' | 'workDir'>, runDir: string | undefined): string {
+  const current = runDir === undefined ? undefined : join(runDir, record.name, 'console.log');
+  return current !== undefined && existsSync(current) ? current : join(record.workDir, '.svc', 'console.log');
 }
 
 /** The log file, opened without following links or waiting on a FIFO; null when absent or refused. */

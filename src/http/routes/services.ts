@@ -8,6 +8,7 @@ import { ServiceViewSchema, serviceView } from '../../core/services/view';
 import { serviceLogLines } from '../../core/services/log-lines';
 import { defineRoute, type AnyRoute } from '../route';
 import { clamp } from '../clamp';
+import { supervisorRunDir } from '../../core/isolation';
 
 const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
 const Ok = t.Object({ success: t.Literal(true), message: t.String() });
@@ -240,7 +241,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         const found = record(params.name);
         const count = clamp(query.lines ?? 100, 1, 1000);
         const source = query.source ?? 'app';
-        return { service: found.name, source, lines: serviceLogLines(found, manager.handleOf(found.name), source, count) };
+        return { service: found.name, source, lines: serviceLogLines(found, manager.handleOf(found.name), source, count, supervisorRunDir(kernel.paths.data)) };
       },
     }),
     defineRoute({

@@ -14,7 +14,7 @@ import { expectNoSecret, expectOutsideUntouched, fifoWatchdog, hostileBase, plan
 
 afterEach(removeTempDirs);
 
-const ACTOR = 'admin';
+const ACTOR = 'api:admin' as const;
 const BOUNDARY = 'hostile-boundary';
 
 function setup(): { h: Hostile; store: FileStore; service: string } {

@@ -8,7 +8,7 @@ import { expectNoSecret, expectOutsideUntouched, fifoWatchdog, hostileBase, plan
 
 afterEach(removeTempDirs);
 
-const local = (workDir: string) => ({ workDir, nodeId: LOCAL_NODE });
+const local = (workDir: string) => ({ name: 'Lobby-1', workDir, nodeId: LOCAL_NODE });
 
 describe('service log lines', () => {
   test('the last lines of logs/latest.log and of the console log; only the tail of a large one', () => {
@@ -19,6 +19,16 @@ describe('service log lines', () => {
     expect(serviceLogLines(local(work), null, 'app', 2)).toEqual(['b', 'c']);
     expect(serviceLogLines(local(work), null, 'stdout', 2)).toEqual(['x'.repeat(100), 'last one']);
     expect(serviceLogLines(local(join(h.base, 'missing')), null, 'app', 5)).toEqual([]);
+  });
+
+  test('a service that ended while no handle was kept: its output from its state dir under the run dir, else the old .svc', () => {
+    const h = hostileBase();
+    const work = join(h.base, 'lobby-1');
+    const runDir = join(h.base, 'data', 'run');
+    writeTree(work, { '.svc/console.log': 'old layout\n' });
+    expect(serviceLogLines(local(work), null, 'stdout', 5, runDir)).toEqual(['old layout']);
+    writeTree(join(runDir, 'Lobby-1'), { 'console.log': 'from the run dir\n' });
+    expect(serviceLogLines(local(work), null, 'stdout', 5, runDir)).toEqual(['from the run dir']);
   });
 
   test.each([

@@ -15,7 +15,7 @@ describe('fields that choose what runs on the host', () => {
     ['JVM arguments', { jvmArgs: ['-XX:OnError=sh -c id'] }, ['jvmArgs']],
     ['all three', { startCommand: ['x'], javaPath: 'y', jvmArgs: ['z'] }, ['startCommand', 'javaPath', 'jvmArgs']],
   ])('%s', (_, next, expected) => {
-    expect(changedHostFields(current, next)).toEqual(expected as string[]);
+    expect(changedHostFields(current, next) as string[]).toEqual(expected as string[]);
   });
 
   test('a change by someone who is not the operator is a 403 naming the fields; the operator passes', () => {

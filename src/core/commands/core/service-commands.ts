@@ -5,6 +5,7 @@ import { serviceView } from '../../services/view';
 import { expectArgs, intArg, parseFlags } from '../args';
 import { CommandFailure, type Command, type CommandOutput } from '../command';
 import { waitForServiceOutcome } from '../wait-for-service';
+import { supervisorRunDir } from '../../isolation';
 
 /** How long `start` and `restart` follow a new service before handing back the prompt. */
 export const FOLLOW_START_MS = 120_000;
@@ -127,7 +128,7 @@ export function serviceCommands(kernel: Kernel): Command[] {
       const record = requireService(name!);
       const count = intArg(logs, countWord, 30, 1, 1000);
       const source = flags.has('stdout') ? 'stdout' : 'app';
-      const lines = serviceLogLines(record, manager.handleOf(record.name), source, count);
+      const lines = serviceLogLines(record, manager.handleOf(record.name), source, count, supervisorRunDir(kernel.paths.data));
       out.header(`${record.name}: last ${lines.length} line(s) of ${source === 'app' ? 'logs/latest.log' : 'the process output'}`);
       if (lines.length === 0) out.info(source === 'app' ? 'nothing logged yet; try --stdout for the process output' : 'no output yet');
       for (const line of lines) out.text(line);
