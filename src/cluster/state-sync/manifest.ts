@@ -54,13 +54,19 @@ export interface BuildOptions {
  * `onSkipped`. Hashing reads files in chunks and yields to the event loop every few
  * milliseconds; with a cache, unchanged files are not read.
  */
+/**
+ * Never part of a service's state: `.svc` is the supervisor's folder in a work dir (the
+ * server's TMPDIR, and the state files of launches by earlier versions), never the world's.
+ */
+const ALWAYS_EXCLUDED = ['/.svc'];
+
 export async function buildManifest(dir: string, options: BuildOptions = {}): Promise<Manifest> {
   const breathe = options.breathe ?? createBreather();
   const cache = options.cache ?? new HashCache();
   const tree = TenantTree.open(dir, { hardlinks: options.hardlinks ?? false });
   if (tree === null) return { files: {} };
   try {
-    const rels = await treeFiles(tree, excludeMatcher(options.excludes ?? []), breathe, options.onUnsyncable, options.onSkipped);
+    const rels = await treeFiles(tree, excludeMatcher([...(options.excludes ?? []), ...ALWAYS_EXCLUDED]), breathe, options.onUnsyncable, options.onSkipped);
     const files: Manifest['files'] = {};
     for (const rel of rels) {
       try {

@@ -42,6 +42,11 @@ describe('buildManifest', () => {
     expect(manifest.files['a/b/c.dat']).toEqual({ sha256: sha256(''), size: 0 });
   });
 
+  test('the supervisor’s .svc folder (the server’s TMPDIR) is never state, whatever the excludes', async () => {
+    const dir = tree('supervisor', { 'world/level.dat': 'w', '.svc/tmp/scratch': 's', '.svc/console.log': 'old', 'plugins/.svc/kept': 'k' });
+    expect(Object.keys((await buildManifest(dir)).files)).toEqual(['plugins/.svc/kept', 'world/level.dat']);
+  });
+
   test('a missing folder has an empty manifest', async () => {
     expect(await buildManifest(join(scratch.dir, 'nowhere'))).toEqual({ files: {} });
   });
