@@ -351,3 +351,19 @@ describe('the reference plugins, replayed with the servers’ own credentials', 
     }
   });
 });
+
+// Last: it spends this address's whole public budget.
+describe('a session with no nodes gets no larger budget (finding 7)', () => {
+  test('its calls to public routes cost the public 120 a minute, as anyone’s', async () => {
+    const nobody = await sessionHolding({ uuid: '0badc0de-0000-4000-8000-00000000a783', name: 'Nobody' }, [], 'Nobodies');
+    let answered = 0;
+    for (; answered < 200; answered++) {
+      const res = await call('GET', '/api/health', nobody);
+      if (res.status === 429) break;
+      expect(res.status).toBe(200);
+    }
+    expect(answered).toBeLessThanOrEqual(120);
+    // The operator's own token still has its budget.
+    expect((await call('GET', '/api/config', TOKEN)).status).toBe(200);
+  });
+});
