@@ -54,7 +54,7 @@ const ExecuteBody = Type.Object({
   caller: Type.Optional(
     Type.Object(
       { uuid: Type.String({ pattern: UUID_PATTERN }), name: Type.String({ pattern: PLAYER_NAME_PATTERN }) },
-      { description: 'the player who typed the command in game (the Velocity bridge sends it); accepted only with the master token, the proxy’s credential' },
+      { description: 'the player who typed the command in game (the Velocity bridge sends it); accepted only from a proxy’s own credential, the shared service token or an admin token' },
     ),
   ),
 });

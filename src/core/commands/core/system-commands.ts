@@ -92,7 +92,7 @@ export function systemCommands(kernel: Kernel, registry: CommandRegistry, confir
       out.header(config.api.enabled ? `API on ${config.api.bind}:${config.api.port}` : 'API disabled ([api] enabled = false)');
       const where = apiToken.source === 'environment' ? 'SVC_API_TOKEN' : apiToken.source === 'config' ? '[api] token in svc.toml' : `generated, kept in ${apiToken.file}`;
       out.item(`master token: ${config.api.token.slice(0, 8)}… (${where})`);
-      out.item('service token: derived from the master token (HMAC-SHA256 of "svc-service-token"); backends receive it as SVC_API_TOKEN');
+      out.item('service token: derived from the master token (HMAC-SHA256 of "svc-service-token"), for plugins configured by hand; every server gets its own credential as SVC_API_TOKEN');
       out.item(`JWT tokens: ${config.api.jwt_enabled ? 'enabled (POST /api/tokens mints them)' : 'disabled ([api] jwt_enabled = false)'}`);
       out.item(`allowed origins: ${config.api.allowed_origins.length === 0 ? 'any (set [api] allowed_origins)' : config.api.allowed_origins.join(', ')}`);
     },
