@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { watchDir } from './watch-dir';
+import { watchUntil } from './watch-until';
 
 /** Behind the directory watch; the init forks the server within a millisecond or two. */
 const POLL_MS = 5;
@@ -23,39 +22,26 @@ const POLL_MS = 5;
  * after `timeoutMs`.
  */
 export function waitForSandboxedPid(infoPath: string, bwrapPid: number, wrapperExited: Promise<number>, timeoutMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const settle = (outcome: () => void) => {
-      if (done) return;
-      done = true;
-      watcher.close();
-      clearInterval(poll);
-      clearTimeout(timer);
-      outcome();
-    };
-    const check = (final: boolean) => {
+  return watchUntil<number>(
+    infoPath,
+    {
+      pollMs: POLL_MS,
+      timeoutMs,
+      wrapperExited,
+      timeoutError: () => new Error(`the sandbox reported no pid in ${infoPath} after ${timeoutMs} ms`),
+      exitedError: () => new Error('the sandbox did not start'),
+    },
+    (final) => {
       const init = readChildPid(infoPath);
-      if (init === undefined) return;
+      if (init === undefined) return undefined;
       const initParent = parentOf(init);
-      if (initParent !== undefined && initParent !== bwrapPid) {
-        settle(() => reject(new Error(`the sandbox reported pid ${init}, which is not a child of bwrap (${bwrapPid})`)));
-        return;
-      }
+      if (initParent !== undefined && initParent !== bwrapPid) return { error: new Error(`the sandbox reported pid ${init}, which is not a child of bwrap (${bwrapPid})`) };
       const server = childOf(init);
-      if (server !== undefined) settle(() => resolve(server));
-      else if (final || initParent === undefined) settle(() => resolve(init)); // the server (and its init) already ended
-    };
-    const watcher = watchDir(dirname(infoPath), (filename) => {
-      if (filename === null || filename === basename(infoPath)) check(false);
-    });
-    const poll = setInterval(() => check(false), POLL_MS);
-    const timer = setTimeout(() => settle(() => reject(new Error(`the sandbox reported no pid in ${infoPath} after ${timeoutMs} ms`))), timeoutMs);
-    void wrapperExited.then(() => {
-      check(true);
-      settle(() => reject(new Error('the sandbox did not start')));
-    });
-    check(false);
-  });
+      if (server !== undefined) return { value: server };
+      // The server (and its init) already ended: signals go nowhere, its exit code follows as usual.
+      return final || initParent === undefined ? { value: init } : undefined;
+    },
+  );
 }
 
 /** bwrap's `"child-pid"` once the info file holds complete JSON. */

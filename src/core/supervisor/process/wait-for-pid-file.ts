@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { watchDir } from './watch-dir';
+import { watchUntil } from './watch-until';
 
-/** Behind the directory watch, in case the event is missed (or came before the watch was set up). */
+/** Behind the folder watch. */
 const POLL_MS = 20;
 
 /**
@@ -10,31 +9,20 @@ const POLL_MS = 20;
  * wrapper exits first or after `timeoutMs`.
  */
 export function waitForPidFile(path: string, wrapperExited: Promise<number>, timeoutMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const settle = (outcome: () => void) => {
-      if (done) return;
-      done = true;
-      watcher.close();
-      clearInterval(poll);
-      clearTimeout(timer);
-      outcome();
-    };
-    const check = () => {
+  return watchUntil<number>(
+    path,
+    {
+      pollMs: POLL_MS,
+      timeoutMs,
+      wrapperExited,
+      timeoutError: () => new Error(`no server pid in ${path} after ${timeoutMs} ms`),
+      exitedError: (code) => new Error(`the process wrapper exited with code ${code} before starting the server`),
+    },
+    () => {
       const pid = readPid(path);
-      if (pid !== undefined) settle(() => resolve(pid));
-    };
-    const watcher = watchDir(dirname(path), (filename) => {
-      if (filename === null || filename === basename(path)) check();
-    });
-    const poll = setInterval(check, POLL_MS);
-    const timer = setTimeout(() => settle(() => reject(new Error(`no server pid in ${path} after ${timeoutMs} ms`))), timeoutMs);
-    void wrapperExited.then((code) => {
-      check(); // it may have written the pid and ended at once (a server that exits immediately)
-      settle(() => reject(new Error(`the process wrapper exited with code ${code} before starting the server`)));
-    });
-    check();
-  });
+      return pid === undefined ? undefined : { value: pid };
+    },
+  );
 }
 
 function readPid(path: string): number | undefined {
