@@ -68,7 +68,7 @@ import { SocketHub, type SocketData } from './ws/socket-hub';
 import type { RequestGuard } from './http/guard';
 import type { Kernel, Paths } from './kernel';
 import { createLogger, type Logger } from './log';
-import { useTenantLog } from './core/templates/tenant-report';
+import { useTenantLog } from './core/tenancy/fs/report';
 import type { ModuleEntry } from './modules/module';
 import { ModuleRegistry } from './modules/registry';
 import { BUILTIN_MODULES } from './modules/builtin';
@@ -174,7 +174,7 @@ export class Controller {
     if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
     for (const warning of warnings) log.warn(warning);
     startupMark('logger open');
-    // Entries of service directories svc leaves alone (links, FIFOs, hard links: templates/tenant-fs.ts) are named in this log.
+    // Entries of service directories svc leaves alone (links, FIFOs, hard links: tenancy/fs) are named in this log.
     useTenantLog(log.child({ area: 'tenancy' }));
 
     // Isolation is resolved once, here; its sandbox probe (a process) runs while the database opens.

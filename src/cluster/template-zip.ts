@@ -1,7 +1,7 @@
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import { openRegular, RefusedEntry, type OpenedFile } from '../core/templates/tenant-fs';
+import { openRegular, RefusedEntry, type OpenedFile } from '../core/tenancy/fs';
 
 const readAsync = promisify(read);
 const CHUNK = 256 * 1024;

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../log';
-import { RefusedEntry, split, TenantTree, type OpenedFile } from '../../core/templates/tenant-fs';
-import { SkipReport } from '../../core/templates/tenant-report';
+import { RefusedEntry, split, TenantTree, type OpenedFile } from '../../core/tenancy/fs';
+import { SkipReport } from '../../core/tenancy/fs/report';
 import { HashCache } from './hash-cache';
 import { buildManifest, byPath, manifestProblem, type Manifest } from './manifest';
 import { multipartBody } from './multipart-body';
@@ -16,7 +16,7 @@ import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
  *              streamed from disk (multipart-body.ts)
  *   pullState: GET manifest → delete extras, download what differs (verified, temp + rename)
  *
- * The local folder is a service's work dir, read and written by the rule of tenant-fs.ts: a
+ * The local folder is a service's work dir, read and written by the tenant rule (tenancy/fs): a
  * push never follows a link nor opens a FIFO (what it leaves out is in `skipped` and the log),
  * and a pull never writes through a link (a link where a folder goes is replaced, a link where
  * a file goes is replaced by the file).
@@ -40,7 +40,7 @@ export interface SyncConnection {
   fetch?: Fetch;
   /** Reuse across calls so unchanged files are not hashed again. */
   cache?: HashCache;
-  /** Where entries left out are named (see tenant-report.ts). */
+  /** Where entries left out are named (see tenancy/fs/report.ts). */
   log?: Logger;
 }
 

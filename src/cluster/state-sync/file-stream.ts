@@ -1,6 +1,6 @@
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
-import { openRegular, type OpenedFile } from '../../core/templates/tenant-fs';
+import { openRegular, type OpenedFile } from '../../core/tenancy/fs';
 
 const CHUNK = 256 * 1024;
 const readAsync = promisify(read);
@@ -10,7 +10,7 @@ const readAsync = promisify(read);
  * happens now (under the caller's lock), so a canonical copy swapped a moment later cannot
  * turn the answer into a missing file: the open descriptor keeps the old bytes readable. The
  * open never follows a link at the end nor waits on a FIFO: anything but a regular file is
- * refused (tenant-fs.ts RefusedEntry), a missing one is ENOENT.
+ * refused (tenancy/fs RefusedEntry), a missing one is ENOENT.
  */
 export async function openFileStream(path: string): Promise<{ stream: ReadableStream<Uint8Array>; size: number }> {
   const file = openRegular(path);

@@ -1,6 +1,6 @@
 import { fstatSync, readSync, type Stats } from 'node:fs';
 import type { Breather } from '../../core/templates/breather';
-import type { TenantTree } from '../../core/templates/tenant-fs';
+import type { TenantTree } from '../../core/tenancy/fs';
 
 /** What identifies one version of a file well enough to reuse its hash. */
 interface Stamp {

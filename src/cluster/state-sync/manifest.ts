@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { createBreather, type Breather } from '../../core/templates/breather';
 import { excludeMatcher, type ExcludeMatcher } from '../../core/templates/deploy-excludes';
-import { RefusedEntry, TenantTree } from '../../core/templates/tenant-fs';
+import { RefusedEntry, TenantTree } from '../../core/tenancy/fs';
 import { HashCache } from './hash-cache';
 import { relPathProblem } from '../../core/files/rel-path';
 
@@ -38,7 +38,7 @@ export interface BuildOptions {
   onUnsyncable?: (rel: string, reason: string) => void;
   /**
    * Told about entries the tenant rule leaves out (links, FIFOs and other special files, files
-   * with other hard links, folders nested too deep; see tenant-fs.ts).
+   * with other hard links, folders nested too deep; see tenancy/fs).
    */
   onSkipped?: (rel: string, reason: string) => void;
   /**
@@ -50,7 +50,7 @@ export interface BuildOptions {
 
 /**
  * The manifest of `dir` (empty when it does not exist). The folder is read by the rule of
- * tenant-fs.ts: links are never followed, FIFOs never opened, and what is left out is told to
+ * tenancy/fs: links are never followed, FIFOs never opened, and what is left out is told to
  * `onSkipped`. Hashing reads files in chunks and yields to the event loop every few
  * milliseconds; with a cache, unchanged files are not read.
  */

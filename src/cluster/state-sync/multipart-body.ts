@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { openRegular, type OpenedFile } from '../../core/templates/tenant-fs';
+import { openRegular, type OpenedFile } from '../../core/tenancy/fs';
 import { streamOpened } from './file-stream';
 
 /**
  * A form field (the manifest) or a file streamed from disk: by `path` (a regular file, opened
  * without following a link at the end), or by `open`, called when the part's turn comes (a
- * service's file, opened by the tenant rule of tenant-fs.ts; it may throw to fail the body).
+ * service's file, opened by the tenant rule (tenancy/fs); it may throw to fail the body).
  */
 export type BodyPart = { name: string; text: string } | { name: string; filename: string; path: string } | { name: string; filename: string; open: () => OpenedFile };
 

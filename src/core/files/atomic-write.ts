@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { openRealFolder } from '../templates/tenant-fs';
+import { openRealFolder } from '../tenancy/fs';
 
 /** Creating a temp file: exclusively, never through a link planted at its name. */
 export const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
@@ -36,7 +36,7 @@ export function placementOf(folder: Stats, replaced: Stats | null): Placement {
  * so concurrent writes of one file never share a temp file: the last rename wins.
  *
  * `path` is a real path (no link in it; see confine.ts). Its folder is opened once and the
- * temp file is created and renamed inside it (tenant-fs.ts openRealFolder), so a link a server
+ * temp file is created and renamed inside it (tenancy/fs openRealFolder), so a link a server
  * swaps in on the way meanwhile is refused (ELOOP) rather than followed. `replaced` is the file
  * being replaced (null for a new one): see placementOf for owner and mode.
  */

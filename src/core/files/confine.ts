@@ -2,7 +2,7 @@ import { readlinkSync, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { ApiError } from '../../errors';
-import { openRegular, RefusedEntry, usesProcFds, type OpenedFile } from '../templates/tenant-fs';
+import { openRegular, RefusedEntry, usesProcFds, type OpenedFile } from '../tenancy/fs';
 import { joinRel } from './path-syntax';
 
 /**

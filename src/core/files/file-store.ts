@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
-import { openRealFolder, readAll, RefusedEntry } from '../templates/tenant-fs';
+import { openRealFolder, readAll, RefusedEntry } from '../tenancy/fs';
 import { placementOf, writeFileAtomicAsync } from './atomic-write';
 import { fsError, notFound, openConfinedFile, realRoot, resolveExisting, resolveLeaf } from './confine';
 import { decodeContent, encodeContent, type ContentEncoding } from './content';

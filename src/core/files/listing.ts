@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import { openRealFolder } from '../templates/tenant-fs';
+import { openRealFolder } from '../tenancy/fs';
 import { fsError, isInside } from './confine';
 
 export interface FileEntry {

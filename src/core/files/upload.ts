@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { basename, dirname } from 'node:path';
 import { boundaryOf, MultipartReader } from './multipart';
 import { ApiError } from '../../errors';
-import { openRealFolder, READ_FLAGS } from '../templates/tenant-fs';
+import { openRealFolder, READ_FLAGS } from '../tenancy/fs';
 import { CREATE_FLAGS, placementOf, syncDirectory } from './atomic-write';
 import { fsError, inspectLeaf, type Leaf } from './confine';
 import { parseFileName, WINDOWS_RULES } from './path-syntax';
@@ -62,7 +62,7 @@ const conflict = (message: string) => new ApiError('VALIDATION_FAILED', message,
  * (PATH_TRAVERSAL otherwise). An existing file is replaced (keeping its owner and mode); a
  * new file in a folder of another user becomes that user's (atomic-write.ts placementOf); a
  * link there is written through when it stays inside the scope; a directory there is 409. The
- * temp file is created and renamed inside the folders that were checked (tenant-fs.ts
+ * temp file is created and renamed inside the folders that were checked (tenancy/fs
  * openRealFolder), so a link swapped in on the way meanwhile is refused, never followed.
  */
 export async function receiveUpload(input: UploadInput): Promise<Uploaded> {

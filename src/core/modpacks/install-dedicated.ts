@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Dedicated } from '../dedicated/model';
 import type { DedicatedStore } from '../dedicated/store';
 import type { GroupStore } from '../groups/store';
-import { RefusedEntry, split, TenantTree } from '../templates/tenant-fs';
+import { RefusedEntry, split, TenantTree } from '../tenancy/fs';
 import { walkTemplate } from '../templates/walk';
 import { ApiError } from '../../errors';
 import { MODPACK_MEMORY } from './install-group';
@@ -70,7 +70,7 @@ export async function installNewDedicated(stage: string, target: DedicatedTarget
  * Lays an assembled `stage` over an existing dedicated directory: each file moved into place
  * (replacing a file of the same path; everything else, worlds included, stays), `mods/`
  * emptied first when `replaceMods` (a pack's mods must match each other). The directory is the
- * server's (see templates/tenant-fs.ts): a file whose folder is a link someone placed there
+ * server's (see tenancy/fs): a file whose folder is a link someone placed there
  * (inside or out) is left alone and reported, and nothing is created through it; a `mods` link
  * is removed, not what it points to. Files and folders made in a directory of another user
  * become that user's. The config takes the pack's software and version. The caller made sure

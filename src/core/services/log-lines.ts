@@ -1,7 +1,7 @@
 import { existsSync, readSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { ProcessHandle } from '../supervisor/process';
-import { openRegular, RefusedEntry, TenantTree, type OpenedFile } from '../templates/tenant-fs';
+import { openRegular, RefusedEntry, TenantTree, type OpenedFile } from '../tenancy/fs';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
 
 /** `app` is the server's own logs/latest.log; `stdout` is the process output the supervisor captured. */
@@ -14,7 +14,7 @@ const LOG_TAIL_BYTES = 4 * 1024 * 1024;
  * on an agent has no files here: both sources give the console lines the agent relayed.
  *
  * The work dir is the server's: a log file there is opened by the tenant rule
- * (templates/tenant-fs.ts), so a `logs/latest.log` planted as a link (to /etc/shadow), a FIFO
+ * (tenancy/fs), so a `logs/latest.log` planted as a link (to /etc/shadow), a FIFO
  * or a hard link gives no lines rather than another file's, and never blocks the caller.
  */
 export function serviceLogLines(

@@ -7,8 +7,8 @@ import { excludeMatcher } from './deploy-excludes';
 import { tidySiblings } from './deploy-siblings';
 import { stageAndSwap } from './deploy-stage';
 import { codeOf } from './place-file';
-import { TenantTree } from './tenant-fs';
-import { SkipReport } from './tenant-report';
+import { TenantTree } from '../tenancy/fs';
+import { SkipReport } from '../tenancy/fs/report';
 
 export interface DeployBackOptions {
   /** The stopped service's work dir (its process has ended). */
@@ -17,7 +17,7 @@ export interface DeployBackOptions {
   templateDir: string;
   /** Group's deployExcludes: plain names or globs (e.g. "logs", "crash-reports", "*.tmp", "plugins/*.jar"); see deploy-excludes.ts. */
   excludes: readonly string[];
-  /** Where entries left out (links, FIFOs, hard links) are named (see tenant-report.ts). */
+  /** Where entries left out (links, FIFOs, hard links) are named (see tenancy/fs/report.ts). */
   log?: Logger;
 }
 
@@ -34,7 +34,7 @@ const queues = new Map<string, Promise<void>>();
  * Copies what a stopped service added or changed back into its group's template ("deploy on
  * stop"). Adds and updates files, never deletes; excluded paths, the supervisor's `.svc/`
  * folder, links, special files and files with other hard links stay out (the work dir is the
- * server's: read by the rule of tenant-fs.ts, and what is left out is named in the log). When nothing changed the template is not touched;
+ * server's: read by the tenant rule (tenancy/fs), and what is left out is named in the log). When nothing changed the template is not touched;
  * otherwise it is replaced in one swap (see deploy-stage.ts), so it is never half-updated and
  * a failure leaves it as it was.
  *

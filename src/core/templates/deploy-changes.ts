@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import type { Breather } from './breather';
 import type { ExcludeMatcher } from './deploy-excludes';
 import { codeOf } from './place-file';
-import { openRegular, RefusedEntry, type TenantTree } from './tenant-fs';
-import type { SkipReport } from './tenant-report';
+import { openRegular, RefusedEntry, type TenantTree } from '../tenancy/fs';
+import type { SkipReport } from '../tenancy/fs/report';
 
 /** The supervisor's own folder at the top of every work dir; never part of a template. */
 const SUPERVISOR_DIR = '.svc';
 
 /**
  * The work dir's regular files that the template lacks or holds with other bytes, as relative
- * POSIX paths sorted by UTF-16 code unit. The work dir is the server's (see tenant-fs.ts):
+ * POSIX paths sorted by UTF-16 code unit. The work dir is the server's (see tenancy/fs):
  * links are never followed nor copied (the `libraries` link is skipped like any other), FIFOs,
  * sockets and devices never opened, and a file with other hard links is not deployed (its bytes
  * may be a file outside); each of these is named in `report`.

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Breather } from './breather';
 import { siblingPath } from './deploy-siblings';
 import { codeOf } from './place-file';
-import { RefusedEntry, type OpenedFile, type TenantTree } from './tenant-fs';
+import { RefusedEntry, type OpenedFile, type TenantTree } from '../tenancy/fs';
 import { walkTemplate, type EntryKind } from './walk';
 
 /**
@@ -87,7 +87,7 @@ function linkOrCopy(from: string, to: string, kind: EntryKind): void {
 
 /**
  * Copies the changed files from the work dir (a server's: read by the tenant rule, see
- * tenant-fs.ts) into the stage. A file that became a link, a FIFO or a hard link since it was
+ * tenancy/fs) into the stage. A file that became a link, a FIFO or a hard link since it was
  * compared fails the deploy, leaving the template as it was. Modes are kept but for the
  * set-user-ID, set-group-ID and sticky bits: a server's file must not become a set-user-ID
  * file of svc's user in a template.

@@ -4,7 +4,7 @@ import { templateStack, type Group } from '../groups/model';
 import { SOFTWARE } from '../software/kinds';
 import { createBreather, type Breather } from './breather';
 import { isDirectory } from './is-directory';
-import { openRegular, RefusedEntry } from './tenant-fs';
+import { openRegular, RefusedEntry } from '../tenancy/fs';
 import { templateDir } from './template-name';
 import { walkTemplate } from './walk';
 

@@ -2,8 +2,8 @@ import type { Logger } from '../../log';
 import { SOFTWARE, type SoftwareName } from '../software/kinds';
 import type { ForwardingMode } from './forwarding-mode';
 import { setProperties } from './properties-text';
-import { RefusedEntry, TenantTree } from './tenant-fs';
-import { SkipReport } from './tenant-report';
+import { RefusedEntry, TenantTree } from '../tenancy/fs';
+import { SkipReport } from '../tenancy/fs/report';
 import { FORWARDING_SECRET_FILE_NAME, patchVelocityToml, type ProxyServer } from './velocity-toml';
 import { setYamlValues } from './yaml-block';
 
@@ -12,7 +12,7 @@ import { setYamlValues } from './yaml-block';
  * controller expects and trusts the proxy. Each edit keeps the rest of the file; every write
  * replaces the file (temp + rename), so a file shared with a template is never written into.
  *
- * The work dir is the server's (see tenant-fs.ts), and proxies are patched while they run. A
+ * The work dir is the server's (see tenancy/fs), and proxies are patched while they run. A
  * file that is a link, a FIFO, a file with other hard links or larger than MAX_PATCHED_BYTES is
  * not read: it is reported and replaced by a fresh file built as if it were absent. A folder on
  * the way that is a link (`config -> /etc`) is refused: the patch throws, naming it, and nothing
@@ -55,7 +55,7 @@ export interface ServicePatchOptions {
   servers?: readonly ProxyServer[];
   /** Proxies only: whether a load balancer in front sends the PROXY header (absent: no load balancer). */
   haproxyProtocol?: boolean;
-  /** Where files that were not read are named (see tenant-report.ts). */
+  /** Where files that were not read are named (see tenancy/fs/report.ts). */
   log?: Logger;
 }
 

@@ -4,8 +4,8 @@ import { createBreather } from './breather';
 import { hardlinksSafeByDefault } from './link-policy';
 import { planStack } from './merge-plan';
 import { codeOf, FilePlacer, removeEntry, type PlaceOutcome } from './place-file';
-import { isMissing, RefusedEntry, split, TenantTree } from './tenant-fs';
-import { SkipReport } from './tenant-report';
+import { isMissing, RefusedEntry, split, TenantTree } from '../tenancy/fs';
+import { SkipReport } from '../tenancy/fs/report';
 
 export interface ProvisionOptions {
   /**
@@ -18,7 +18,7 @@ export interface ProvisionOptions {
    * on unless svc runs as root, where permission bits protect nothing (see link-policy.ts).
    */
   hardlinks?: boolean;
-  /** Where skipped entries are named (see tenant-report.ts). */
+  /** Where skipped entries are named (see tenancy/fs/report.ts). */
   log?: Logger;
 }
 
@@ -46,7 +46,7 @@ export interface ProvisionResult {
  * With per-file links new files land in the service's own folder and existing ones are
  * read-only.
  *
- * The work dir is a service's (see tenant-fs.ts): nothing is written through a link there. A
+ * The work dir is a service's (see tenancy/fs): nothing is written through a link there. A
  * link or file where a folder goes is replaced when overwriting, else left with everything the
  * template has under it; every file is created exclusively in the real folder it belongs to.
  * Files and folders created in a work dir that belongs to another user are given to that user

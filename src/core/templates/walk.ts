@@ -15,7 +15,7 @@ export interface TemplateEntry {
  * One `readdir` per folder and no per-file `stat`: the entry types come from the directory
  * listing itself (an `lstat` only on file systems that do not report them). Iterative, so a
  * deeply nested tree cannot overflow the stack. For trees svc owns (templates, stages); a
- * service's directory is walked with TenantTree.files (tenant-fs.ts).
+ * service's directory is walked with TenantTree.files (tenancy/fs).
  */
 export function walkTemplate(root: string): TemplateEntry[] {
   const out: TemplateEntry[] = [];

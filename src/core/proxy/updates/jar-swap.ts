@@ -7,7 +7,7 @@ import { downloadFile } from '../../software/download';
 import { syncDirectory } from '../../../config/write';
 import type { RemoteFile } from '../../software/upstream/model';
 import { createBreather } from '../../templates/breather';
-import { openRegular, RefusedEntry, split, TenantTree, type OpenedFile } from '../../templates/tenant-fs';
+import { openRegular, RefusedEntry, split, TenantTree, type OpenedFile } from '../../tenancy/fs';
 
 export interface JarSwapOptions {
   /** The whole download (`[software] download_timeout`). */
@@ -19,7 +19,7 @@ export interface JarSwapOptions {
   proceed?: () => boolean;
   /**
    * The server's directory the jar lies in (a dedicated proxy's), when it is one: the jar's
-   * folder is then reached without following links (templates/tenant-fs.ts), so a planted
+   * folder is then reached without following links (tenancy/fs), so a planted
    * `bin -> /etc` is refused rather than written into. Absent for template jars (svc's own).
    */
   within?: string;
@@ -136,7 +136,7 @@ async function keepCopy(jarPath: string, copy: string): Promise<string | null> {
 /**
  * SHA-256 hex of a file, read in chunks; null when there is no file, or none svc reads: a
  * link, a FIFO (never opened), and, in a server's directory (`within`), a file with other
- * hard links (see templates/tenant-fs.ts). Such a jar is then simply not the release.
+ * hard links (see tenancy/fs). Such a jar is then simply not the release.
  */
 export async function sha256OfFile(path: string, within?: string): Promise<string | null> {
   let file: OpenedFile | null = null;

@@ -1,121 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fchownSync,
-  fstatSync,
-  lchownSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-  type Dirent,
-  type Stats,
-} from 'node:fs';
-import { createBreather, type Breather } from './breather';
+import { closeSync, fchmodSync, fchownSync, fstatSync, lchownSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync, type Dirent, type Stats } from 'node:fs';
+import { createBreather, type Breather } from '../../templates/breather';
+import { codeOf, ignoreMissing, isMissing, lstatOrNull, missing } from './errors';
+import { readAll, split, openRegular } from './open';
+import { usesProcFds } from './proc-fds';
+import { CREATE_FLAGS, FOLDER_FLAGS, MAX_DEPTH, MAX_WALK_ENTRIES, RefusedEntry, WHY, type FolderMode, type OpenedFile, type TenantFolder, type TenantTreeOptions } from './rule';
 
-/*
- * How svc reads and writes inside a directory a game server controls: a service's work dir, a
- * dedicated service's directory. The server runs third-party code and may have planted links
- * (`server.properties -> /etc/shadow`, `plugins -> /etc`), hard links, FIFOs, or trees nested
- * deeper than any path can name, while svc itself often runs as root. One rule, everywhere
- * (provisioning, patches, deploy back, state sync, log reads, modpack installs):
- *
- * - Reading: svc hands on (into a template, a canonical copy, a manifest, a patched file, a log
- *   answer) only regular files with a single link, reached without passing any symbolic link.
- *   Links, to a file or a folder, pointing inside or outside, are skipped and named in the log
- *   (they are never copied either, not even links that stay inside: one rule, no resolving);
- *   so are FIFOs, sockets, devices (never opened: a FIFO would block the reader for good), files
- *   with other hard links (their bytes may be a file elsewhere) and folders nested deeper than
- *   MAX_DEPTH.
- * - Writing: nothing is written into an existing entry. A file is created under a fresh name
- *   (O_EXCL, O_NOFOLLOW) in the real folder and renamed over its entry, which replaces a link,
- *   a FIFO or a hard-linked file instead of writing to what it stands for. A link or a file
- *   where a folder is needed is refused (or replaced, where the caller says so), never followed.
- *   Entries svc creates in a folder that belongs to another user (a service's own uid) are
- *   given to that user, when svc runs as root, so the server can still rewrite them.
- *
- * On Linux every folder is opened with O_NOFOLLOW, one level at a time from the root, and used
- * through its /proc/self/fd entry: a link swapped in by a still-running process between a check
- * and the act is never followed, because no path is looked up again from the top. Elsewhere
- * (no /proc) the same checks are made with lstat on every level, which a race could beat; those
- * platforms run servers without per-service isolation, as the controller's own user, so such a
- * server could reach the same files directly anyway.
- */
-
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
-const O_NOCTTY = constants.O_NOCTTY ?? 0;
-const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
-
-/** Opening for reading: never through a final link, never waiting on a FIFO, never adopting a terminal. */
-export const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
-const FOLDER_FLAGS = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
-
-/** Folders nested deeper than this (relative to the directory's root) are left alone. */
-export const MAX_DEPTH = 128;
-/** Entries one walk lists at most: a tree larger than this fails the operation instead of exhausting memory. */
-export const MAX_WALK_ENTRIES = 2_000_000;
 /** Folders kept open between calls of one tree (least recently used closed first). */
 const MAX_OPEN_FOLDERS = 32;
-
-export type Refusal = 'link' | 'special' | 'hardlinked' | 'not-a-folder' | 'too-deep' | 'too-large';
-
-const WHY: Record<Refusal, string> = {
-  link: 'a symbolic link (svc never follows links in a service directory)',
-  special: 'not a regular file (a folder, FIFO, socket or device)',
-  hardlinked: 'a file with other hard links (its bytes may be another file elsewhere)',
-  'not-a-folder': 'not a folder',
-  'too-deep': `nested deeper than ${MAX_DEPTH} folders`,
-  'too-large': 'larger than svc reads for this',
-};
-
-/** An entry svc will not read or pass through, by the rule above. `rel` names the entry at fault. */
-export class RefusedEntry extends Error {
-  readonly code = 'ESVCREFUSED';
-
-  constructor(
-    readonly rel: string,
-    readonly refusal: Refusal,
-  ) {
-    super(`${rel || '.'} is ${WHY[refusal]}`);
-    this.name = 'RefusedEntry';
-  }
-
-  /** The reason in a few words, for skip reports. */
-  get reason(): string {
-    return WHY[this.refusal];
-  }
-}
-
-export interface OpenedFile {
-  readonly fd: number;
-  /** fstat of the open file: a regular file. */
-  readonly stats: Stats;
-  /**
-   * A path naming exactly this open file, for APIs that take paths (copyFile, Bun.file): its
-   * /proc/self/fd entry on Linux, else the checked path. Valid until `close`.
-   */
-  readonly path: string;
-  close(): void;
-}
-
-/** A folder of a tree, pinned while a caller works in it. Its `base` joins with a name to reach an entry. */
-export interface TenantFolder {
-  readonly rel: string;
-  readonly base: string;
-}
 
 interface Folder extends TenantFolder {
   fd: number | null;
@@ -126,49 +18,8 @@ interface Folder extends TenantFolder {
   dropped?: boolean;
 }
 
-/** `existing`: must be there. `create`: missing levels made, a link or file in the way refused. `replace`: that, but a link or file in the way removed. */
-export type FolderMode = 'existing' | 'create' | 'replace';
-
-export interface TenantTreeOptions {
-  /**
-   * Accept regular files that have other hard links. Off for service directories; on only for
-   * trees svc alone fills (state-sync canonical copies, seeded with hard links of each other).
-   */
-  hardlinks?: boolean;
-  /** Give created entries the owner of their folder when it is another user and svc is root (default on). */
-  adoptOwner?: boolean;
-  /** Create the root folder (and its parents) when missing. */
-  create?: boolean;
-}
-
-let procOverride: boolean | null = null;
-let procProbe: boolean | null = null;
-
-/** Whether folders are used through /proc/self/fd (Linux with /proc mounted). */
-export function usesProcFds(): boolean {
-  if (procOverride !== null) return procOverride;
-  if (procProbe !== null) return procProbe;
-  procProbe = false;
-  if (process.platform !== 'linux') return false;
-  let fd: number | null = null;
-  try {
-    fd = openSync('/', constants.O_RDONLY | O_DIRECTORY);
-    procProbe = statSync(`/proc/self/fd/${fd}`).ino === fstatSync(fd).ino;
-  } catch {
-    procProbe = false;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-  return procProbe;
-}
-
-/** Tests: run the lstat-checked path of platforms without /proc (false), or go back to probing (null). */
-export function overrideProcFds(value: boolean | null): void {
-  procOverride = value;
-}
-
 /**
- * One service directory, read and written by the rule above. Open it, work, `close()` it (in a
+ * One service directory, read and written by the tenant rule (rule.ts). Open it, work, `close()` it (in a
  * `finally`): it holds a few open folders.
  */
 export class TenantTree {
@@ -577,113 +428,6 @@ export class TenantTree {
   }
 }
 
-/**
- * Opens a regular file for reading without following a link at the end and without blocking:
- * null when missing; RefusedEntry (named `rel`) for a link or anything but a regular file. For
- * trees svc alone writes (templates, canonical copies); service directories go through
- * TenantTree, which also refuses links on the way and hard links.
- */
-export function openRegular(path: string, rel: string = path, quiet = false): OpenedFile | null {
-  let fd: number;
-  try {
-    // Refused by type before any open where possible: opening a device can have effects.
-    const before = lstatSync(path);
-    if (before.isSymbolicLink()) throw new RefusedEntry(rel, 'link');
-    if (!before.isFile()) throw new RefusedEntry(rel, 'special');
-    fd = openSync(path, READ_FLAGS);
-  } catch (error) {
-    if (isMissing(error)) return null;
-    if (quiet) return null;
-    if (error instanceof RefusedEntry) throw error;
-    const code = codeOf(error);
-    if (code === 'ELOOP') throw new RefusedEntry(rel, 'link');
-    if (code === 'ENXIO' || code === 'EISDIR') throw new RefusedEntry(rel, 'special');
-    throw error;
-  }
-  let stats: Stats;
-  try {
-    stats = fstatSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  if (!stats.isFile()) {
-    closeSync(fd);
-    if (quiet) return null;
-    throw new RefusedEntry(rel, 'special');
-  }
-  let open = true;
-  return {
-    fd,
-    stats,
-    path: usesProcFds() ? `/proc/self/fd/${fd}` : path,
-    close: () => {
-      if (!open) return;
-      open = false;
-      closeSync(fd);
-    },
-  };
-}
-
-/**
- * A folder found by its real path (no link in it), opened so that entries are reached through
- * it and not by looking the path up again: on Linux through /proc/self/fd, after checking that
- * the folder opened is the one named (a link swapped in on the way since is refused with
- * ELOOP); elsewhere the path itself, checked with lstat.
- */
-export function openRealFolder(real: string): { base: string; stats: Stats; close(): void } {
-  if (usesProcFds()) {
-    const fd = openSync(real, FOLDER_FLAGS);
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== real) throw missing(real, 'ELOOP');
-      const stats = fstatSync(fd);
-      let open = true;
-      return {
-        base: `/proc/self/fd/${fd}`,
-        stats,
-        close: () => {
-          if (!open) return;
-          open = false;
-          closeSync(fd);
-        },
-      };
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-  }
-  const stats = lstatSync(real);
-  if (stats.isSymbolicLink()) throw missing(real, 'ELOOP');
-  if (!stats.isDirectory()) throw missing(real, 'ENOTDIR');
-  return { base: real, stats, close: () => undefined };
-}
-
-/** Reads a whole open file, at most `max` bytes (more is RefusedEntry too-large: it grew meanwhile). */
-export function readAll(fd: number, max: number, rel: string): Buffer {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buffer = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
-    const read = readSync(fd, buffer, 0, buffer.length, null);
-    if (read === 0) break;
-    total += read;
-    if (total > max) throw new RefusedEntry(rel, 'too-large');
-    chunks.push(Buffer.from(buffer.subarray(0, read)));
-  }
-  return Buffer.concat(chunks, total);
-}
-
-/**
- * Splits a relative POSIX path into its folder ('' for the root) and its name. A name that
- * could step elsewhere (empty, `.`, `..`) is a caller's bug: thrown, never joined.
- */
-export function split(rel: string): { dir: string; name: string } {
-  const slash = rel.lastIndexOf('/');
-  const name = slash < 0 ? rel : rel.slice(slash + 1);
-  if (name === '' || name === '.' || name === '..' || name.includes('\0')) throw new Error(`${JSON.stringify(rel)} is not a relative path of a service directory`);
-  return { dir: slash < 0 ? '' : rel.slice(0, slash), name };
-}
-
 function depthOf(rel: string): number {
   let depth = 1;
   for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) depth++;
@@ -712,36 +456,4 @@ function closeFolder(folder: Folder): void {
     // Already closed.
   }
   folder.fd = null;
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
-}
-
-function missing(rel: string, code: string): NodeJS.ErrnoException {
-  const words = code === 'ELOOP' ? 'is not the folder it was (a link was swapped in)' : code === 'ENOTDIR' ? 'is not a folder' : 'does not exist';
-  return Object.assign(new Error(`${rel} ${words}`), { code });
-}
-
-function ignoreMissing(action: () => void): void {
-  try {
-    action();
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-}
-
-/** ENOENT, or ENOTDIR (a file where a folder of the path should be): nothing there to act on. */
-export function isMissing(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-function codeOf(error: unknown): string | undefined {
-  return error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
 }

@@ -1,8 +1,8 @@
-import { createLogger, type Logger } from '../../log';
+import { createLogger, type Logger } from '../../../log';
 
 /**
  * Where svc says which entries of a service's directory it left alone (links, FIFOs, files with
- * other hard links, folders nested too deep; see tenant-fs.ts). Callers pass their logger where
+ * other hard links, folders nested too deep; see tenancy/fs). Callers pass their logger where
  * they have one; the rest report to the process-wide one set at start (`useTenantLog`), else
  * to JSON lines on stderr, so a skipped file is never skipped silently.
  */

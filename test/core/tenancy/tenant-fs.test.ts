@@ -1,10 +1,10 @@
-/** The tenant rule itself (tenant-fs.ts): every read and write of a hostile directory, with /proc and without. */
+/** The tenant rule itself (tenancy/fs): every read and write of a hostile directory, with /proc and without. */
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_DEPTH, openRegular, overrideProcFds, RefusedEntry, TenantTree, usesProcFds } from '../../../src/core/templates/tenant-fs';
-import { removeTempDirs, tempDir } from './fixtures';
-import { expectNoSecret, expectOutsideUntouched, fifoWatchdog, hostileBase, plant, type Hostile } from './hostile';
+import { MAX_DEPTH, openRegular, overrideProcFds, RefusedEntry, TenantTree, usesProcFds } from '../../../src/core/tenancy/fs';
+import { removeTempDirs, tempDir } from '../templates/fixtures';
+import { expectNoSecret, expectOutsideUntouched, fifoWatchdog, hostileBase, plant, type Hostile } from '../templates/hostile';
 
 afterEach(removeTempDirs);
 afterAll(() => overrideProcFds(null));
