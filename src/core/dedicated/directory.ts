@@ -17,7 +17,7 @@ export function provisionDedicatedDirectory(dir: string, config: { port: number;
 
 /**
  * `server-port` only, every other line kept; written when it changes. The directory is the
- * server's: the file is read and replaced by the tenant rule (templates/tenant-fs.ts), so a
+ * server's: the file is read and replaced by the tenant rule (tenancy/fs), so a
  * `server.properties` link is replaced, never read or written through.
  */
 export function setServerPort(dir: string, port: number): void {
