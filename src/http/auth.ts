@@ -62,8 +62,17 @@ export const JWT_MIN_LIFETIME_SECONDS = 60;
  * jwt     - a minted token with scopes
  * session - a dashboard session (auth module)
  * tenant  - one game server's own credential, bound to its name and role (core/tenancy)
+ * node    - one agent node's own secret, handed out when it enrolled with the cluster token
  */
-export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session' | 'tenant';
+export type CredentialKind = 'master' | 'service' | 'cluster' | 'jwt' | 'session' | 'tenant' | 'node';
+
+/** Prefix of every node secret: tells them apart from other tokens without a look-up. */
+export const NODE_TOKEN_PREFIX = 'svcn_';
+
+/** Looks up a presented node secret by the SHA-256 (hex) of the token: the node id, while the node is enrolled. */
+export interface NodeDirectory {
+  identify(tokenSha256Hex: string): string | undefined;
+}
 
 /** Which service credentials a route admits, by role: every target (`any`) or only their own `:name` (`own`). */
 export type TenantReach = Partial<Record<TenantRole, 'any' | 'own'>>;
@@ -78,6 +87,8 @@ export interface Principal {
   session?: SessionIdentity;
   /** The service behind a `tenant` principal. */
   tenant?: TenantIdentity;
+  /** The node id behind a `node` principal. */
+  node?: string;
 }
 
 /** A presented token that opens nothing: wrong or malformed, or a session that has ended. */
@@ -96,11 +107,13 @@ export interface Access {
   reads?: boolean;
   tenants?: TenantReach;
   speaksForPlayers?: boolean;
+  /** A cluster route the cluster token itself opens (enrolment: the bootstrap); other cluster routes take a node's own secret. */
+  enrolment?: boolean;
 }
 
 export type Verdict =
   | { ok: true }
-  | { ok: false; reason: 'unauthorized' | Refusal | 'forbidden' | 'machine-only' | 'needs-session' | 'totp-required' | 'read-only' | 'players-only' }
+  | { ok: false; reason: 'unauthorized' | Refusal | 'forbidden' | 'machine-only' | 'needs-session' | 'totp-required' | 'read-only' | 'players-only' | 'node-only' }
   | { ok: false; reason: 'missing-node'; node: string }
   | { ok: false; reason: 'tenant-route' | 'tenant-other'; tenant: TenantIdentity };
 
@@ -170,6 +183,8 @@ export class Authenticator {
   private sessions: () => DashboardSessions | undefined = () => undefined;
   /** The per-service credentials the controller handed out (none until the services layer is up). */
   private tenants: TenantDirectory | undefined;
+  /** The enrolled nodes' secrets (none without a cluster). */
+  private nodes: NodeDirectory | undefined;
 
   constructor(private readonly secrets: AuthSecrets) {
     this.serviceToken = secrets.masterToken ? deriveServiceToken(secrets.masterToken) : '';
@@ -191,6 +206,11 @@ export class Authenticator {
   /** Lets per-service credentials (core/tenancy) authenticate. */
   useTenants(directory: TenantDirectory): void {
     this.tenants = directory;
+  }
+
+  /** Lets enrolled nodes' secrets (the cluster) authenticate. */
+  useNodes(directory: NodeDirectory): void {
+    this.nodes = directory;
   }
 
   /** Calls `ended` once when the session is revoked; returns the function that stops watching. */
@@ -218,9 +238,15 @@ export class Authenticator {
     if (service) return { kind: 'service', scopes: new Set(SERVICE_SCOPES), actor: 'api:service' };
     if (cluster) return { kind: 'cluster', scopes: new Set(), actor: 'api:cluster' };
     if (token.startsWith(TENANT_TOKEN_PREFIX)) return this.identifyTenant(presented.toString('hex'));
+    if (token.startsWith(NODE_TOKEN_PREFIX)) return this.identifyNode(presented.toString('hex'));
     if (this.secrets.jwtEnabled && token.split('.').length === 3) return this.verifyJwt(token);
     // Sessions are stored by the same SHA-256: the digest already taken is the look-up key.
     return this.identifySession(token, presented.toString('hex'));
+  }
+
+  private identifyNode(tokenHash: string): Identification {
+    const nodeId = this.nodes?.identify(tokenHash);
+    return nodeId ? { kind: 'node', scopes: NO_SCOPES, actor: `api:node:${nodeId}`, subject: nodeId, node: nodeId } : 'invalid';
   }
 
   private identifyTenant(tokenHash: string): Identification {
@@ -265,10 +291,13 @@ export class Authenticator {
     if (who.kind === 'session') return authorizeSession(who.session!, access);
     if (level === 'session') return refuse('needs-session');
     if (who.kind === 'tenant') return authorizeTenant(who.tenant!, access, params);
+    // A node's own secret opens the cluster routes (each checks what that node may do there), nothing else.
+    if (who.kind === 'node') return level === 'cluster' ? OK : refuse('forbidden');
     if (who.scopes.has('admin')) return OK;
     switch (level) {
       case 'cluster':
-        return who.kind === 'cluster' || extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
+        if (who.kind === 'cluster') return access.enrolment ? OK : refuse('node-only');
+        return extraScopes.some((s) => who.scopes.has(s)) ? OK : refuse('forbidden');
       case 'service':
         if (who.kind === 'service') return OK;
         if (who.kind !== 'jwt') return refuse('forbidden');

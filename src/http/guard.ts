@@ -106,6 +106,7 @@ export class RequestGuard {
   private budgetOf(endpoint: Match | undefined, who: Identification): 'public' | 'trusted' | { key: string } {
     if (!isPrincipal(who)) return 'public';
     if (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster') return 'trusted';
+    if (who.kind === 'node') return { key: `node:${who.node}` };
     if (!endpoint) return 'public';
     const access = endpoint.kind === 'route' ? accessOf(endpoint.route) : socketAccessOf(endpoint.socket);
     if (access.auth === 'public' || !this.auth.authorize(who, access, endpoint.params).ok) return 'public';
@@ -148,6 +149,7 @@ function describeAccess(route: AnyRoute): Access {
     reads: route.method === 'GET',
     tenants: route.tenants,
     speaksForPlayers: route.speaksForPlayers,
+    enrolment: route.enrolment,
   };
 }
 
@@ -181,6 +183,8 @@ export function refusalError(verdict: Exclude<Verdict, { ok: true }>, level: str
       return new ApiError('FORBIDDEN', 'this route changes something: the token holds read scopes only (a write needs services:write, or the scope the route names)');
     case 'players-only':
       return new ApiError('FORBIDDEN', 'this route speaks for players (their logins, events or commands): only a proxy’s credential, the shared service token or an admin token may call it');
+    case 'node-only':
+      return new ApiError('FORBIDDEN', 'the cluster token only enrols a node: this route takes the node\'s own secret (svc agent enrols and keeps it in data/)');
     case 'tenant-route':
       return new ApiError('FORBIDDEN', `this route is not open to a ${verdict.tenant.role} server’s own credential (${verdict.tenant.service}); an admin token or a dashboard session with the node can call it`);
     case 'tenant-other':

@@ -80,6 +80,7 @@ function operation(route: AnyRoute): Json {
   if (route.scopes?.length) op['x-svc-scopes'] = [...route.scopes];
   if (route.tenants) op['x-svc-tenants'] = { ...route.tenants };
   if (route.speaksForPlayers) op['x-svc-speaks-for-players'] = true;
+  if (route.enrolment) op['x-svc-enrolment'] = true;
   if (route.rateLimit) op['x-svc-rate-limit'] = route.rateLimit;
   // A body declared t.Optional may be left out (its parameters then come from the query).
   if (route.body) op.requestBody = { required: !(OptionalKind in route.body), content: { 'application/json': { schema: plain(route.body) } } };

@@ -54,6 +54,12 @@ interface RouteMeta {
    * scoped JWTs and dashboard sessions are refused (`x-svc-speaks-for-players`).
    */
   speaksForPlayers?: true;
+  /**
+   * A cluster route the cluster token itself opens (`x-svc-enrolment`): the bootstrap an agent
+   * reads before it has enrolled. Every other cluster route takes an enrolled node's own secret
+   * (the cluster token only enrols a node).
+   */
+  enrolment?: true;
   /** JWT scopes that open this route beyond what its level implies (e.g. `config:read`). */
   scopes?: readonly Scope[];
   summary: string;

@@ -18,7 +18,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
+import { NODE_TOKEN_PREFIX, TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
 import { SessionService } from '../../src/modules/auth/sessions';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
 import { loginAs, testPlayer } from '../support/dashboard-login';
@@ -36,6 +36,7 @@ interface Operation {
   'x-svc-machine-only'?: boolean;
   'x-svc-tenants'?: Tenants;
   'x-svc-speaks-for-players'?: boolean;
+  'x-svc-enrolment'?: boolean;
   parameters?: { name: string; in: string }[];
   requestBody?: { content?: Record<string, unknown> };
 }
@@ -56,6 +57,8 @@ interface Route {
   machineOnly: boolean;
   tenants: Tenants;
   speaksForPlayers: boolean;
+  /** A cluster route the cluster token itself opens; the others take a node's own secret. */
+  enrolment: boolean;
   hasBody: boolean;
 }
 
@@ -72,7 +75,8 @@ type ApiCredentialName =
   | 'proxyOwn'
   | 'backendOwn'
   | 'backendOther'
-  | 'tenantStopped';
+  | 'tenantStopped'
+  | 'node';
 const API_CREDENTIAL_NAMES: readonly ApiCredentialName[] = [
   'none',
   'wrong',
@@ -87,6 +91,7 @@ const API_CREDENTIAL_NAMES: readonly ApiCredentialName[] = [
   'backendOwn',
   'backendOther',
   'tenantStopped',
+  'node',
 ];
 
 /**
@@ -172,6 +177,8 @@ function expectedHttp(route: Route, credential: CredentialName): Outcome {
     case 'service':
       return level === 'service' ? allow : forbidden;
     case 'cluster':
+      return level === 'cluster' && route.enrolment ? allow : forbidden;
+    case 'node':
       return level === 'cluster' ? allow : forbidden;
     case 'proxyOwn':
     case 'backendOwn':
@@ -227,6 +234,7 @@ function expectedSocket(socket: { auth: Level; 'x-svc-permission'?: string; 'x-s
     case 'writeJwt':
       return level === 'service';
     case 'cluster':
+    case 'node':
       return level === 'cluster';
     case 'tenantStopped':
       return false;
@@ -256,6 +264,9 @@ const tenantToken = (name: string) => `${TENANT_TOKEN_PREFIX}matrix-${name}-0123
 const tenantsByHash = new Map<string, TenantIdentity>();
 for (const [name, tenant] of Object.entries(TENANTS)) tenantsByHash.set(createHash('sha256').update(tenantToken(name)).digest('hex'), tenant);
 auth.useTenants({ identify: (hash) => tenantsByHash.get(hash) });
+const NODE_TOKEN = `${NODE_TOKEN_PREFIX}matrix-node-0123456789abcdefghijklmnop`;
+const nodeHash = createHash('sha256').update(NODE_TOKEN).digest('hex');
+auth.useNodes({ identify: (hash) => (hash === nodeHash ? 'matrix-node' : undefined) });
 const apiTokens: Record<ApiCredentialName, string | null> = {
   none: null,
   wrong: 'wrong-token-that-matches-nothing-0123456789',
@@ -270,6 +281,7 @@ const apiTokens: Record<ApiCredentialName, string | null> = {
   backendOwn: tenantToken('backendOwn'),
   backendOther: tenantToken('backendOther'),
   tenantStopped: tenantToken('tenantStopped'),
+  node: NODE_TOKEN,
 };
 
 const docResponse = await ctl.api('/api/openapi.json', { token: null });
@@ -290,6 +302,7 @@ for (const [template, ops] of Object.entries(doc.paths ?? {})) {
       machineOnly: op['x-svc-machine-only'] === true,
       tenants: op['x-svc-tenants'] ?? {},
       speaksForPlayers: op['x-svc-speaks-for-players'] === true,
+      enrolment: op['x-svc-enrolment'] === true,
       hasBody: op.requestBody !== undefined,
     });
   }
