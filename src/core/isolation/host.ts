@@ -43,15 +43,20 @@ function probe(argv: string[]): Check {
   }
 }
 
-/** The same without blocking: a start overlaps it with opening the database. */
+/**
+ * The same without blocking: a start overlaps it with opening the database. No pipe is read
+ * on the way (reading it kept ~0.4 MiB more resident for the life of the process, measured);
+ * only a failed probe runs again, blocking, to say why.
+ */
 async function probeAsync(argv: string[]): Promise<Check> {
   try {
-    const run = Bun.spawn(argv, { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', env: { PATH: '/usr/bin:/bin' }, timeout: PROBE_TIMEOUT_MS });
-    const [exitCode, stderr] = await Promise.all([run.exited, new Response(run.stderr).text()]);
-    return outcome(run.signalCode ? null : exitCode, stderr);
-  } catch (error) {
-    return { ok: false, why: (error as Error).message };
+    const run = Bun.spawn(argv, { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore', env: { PATH: '/usr/bin:/bin' }, timeout: PROBE_TIMEOUT_MS });
+    const exitCode = await run.exited;
+    if (exitCode === 0 && !run.signalCode) return { ok: true };
+  } catch {
+    // Said below, by the blocking run.
   }
+  return probe(argv);
 }
 
 export interface HostProbes extends HostFacts {
