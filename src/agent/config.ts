@@ -17,7 +17,8 @@ export const AgentSection = T.Object({
   public_host: Str('', 'address proxies and players reach this machine at (blank = as the controller sees it)'),
   backend_port_start: T.Integer({ minimum: 1, maximum: 65535, default: 30000, description: 'first port handed to services here' }),
   auto_update: T.Boolean({ default: true, description: 'update this binary to the controller\'s version when they differ (its release feed, the same checks; services keep running)' }),
-  update_public_key: Str('', 'Ed25519 key the release\'s SHA256SUMS must be signed with; blank = the controller\'s update_public_key'),
+  update_public_key: Str('', 'Ed25519 key the release\'s SHA256SUMS must be signed with; blank = the controller\'s update_public_key (taken only over the pinned TLS channel); no key at all = no self-update'),
+  allow_downgrade: T.Boolean({ default: false, description: 'follow the controller to an older release too (refused by default)' }),
 });
 
 export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection, services: ServicesSection });
@@ -39,8 +40,12 @@ backend_port_start = 30000
 # Update this binary to the controller's version when they differ (from the controller's
 # release feed, with the same checks as \`svc update\`); the services here keep running.
 auto_update = true
-# Ed25519 key the release's SHA256SUMS must be signed with (blank: the controller's key).
+# Ed25519 key the release's SHA256SUMS must be signed with. Blank: the controller's
+# [controller] update_public_key, taken only over the pinned TLS channel. With neither, this
+# agent does not update itself (it logs what to set).
 update_public_key = ""
+# Follow the controller to an older release too; refused (and logged once) by default.
+allow_downgrade = false
 
 [java]
 java_16 = ""

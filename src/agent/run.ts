@@ -92,6 +92,9 @@ export async function startAgent(options: {
   const updates = new AgentSelfUpdate({
     enabled: config.agent.auto_update,
     publicKey: config.agent.update_public_key,
+    allowDowngrade: config.agent.allow_downgrade,
+    // The controller's key is taken only from a TLS channel to the pinned certificate.
+    channelPinned: pinned.certPem !== '' && pinned.wsUrl.startsWith('wss://'),
     log: log.child({ area: 'update' }),
     restart: (reason) => {
       connection!.close();
