@@ -15,6 +15,7 @@ import type { LaunchSpec, ProcessHandle, ReattachResult } from '../core/supervis
 import { residentMemoryMb } from '../core/services/process-memory';
 import type { RunningService, StartServiceMessage } from '../cluster/protocol';
 import type { TemplateCache } from './template-cache';
+import { checkStartNames, validServiceName } from './names';
 import { isolationLabel, type Isolation } from '../core/isolation/resolve';
 
 const EntrySchema = T.Object({
@@ -89,6 +90,10 @@ export class LocalServices {
       this.deps.log.warn({ err: error }, 'services.json is damaged; no service re-attached');
     }
     for (const entry of entries) {
+      if (!validServiceName(entry.serviceName)) {
+        this.deps.log.warn({ file: this.stateFile }, `not re-attached, left as it is: service name ${JSON.stringify(entry.serviceName.slice(0, 80))} is not an instance name`);
+        continue;
+      }
       const outcome = await this.deps.launcher.reattach(entry.stateDir).catch((error: unknown) => ({ kind: 'unknown' as const, reason: String(error) }));
       if (outcome.kind !== 'attached') {
         this.deps.log.info({ service: entry.serviceName }, `not re-attached: ${outcome.kind === 'ended' ? 'it ended while the agent was away' : outcome.reason}`);
@@ -125,6 +130,8 @@ export class LocalServices {
 
   /** Provision and launch; resolves with the pid and port once the process runs. */
   async start(message: StartServiceMessage): Promise<{ pid: number; port: number; startedAt: number }> {
+    // Names become folders here: checked before any port, folder or download (FAILED names the field).
+    checkStartNames(message);
     const name = message.serviceName;
     if (this.held.has(name)) throw new Error(`${name} already runs on this node`);
     const software = message.software as SoftwareName;

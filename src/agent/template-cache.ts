@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipToDirectory } from '../core/zip/unzip';
 import { ZipFormatError } from '../core/zip/zip-directory';
+import { checkTemplateRef } from './names';
 
 /** A template with more files than this is refused (its directory alone would be ~80 MB). */
 const MAX_TEMPLATE_ENTRIES = 1_000_000;
@@ -23,6 +24,12 @@ export class TemplateCache {
   ) {}
 
   ensure(name: string, hash: string, software: string): Promise<string> {
+    // `<name>@<hash>` is a folder here: neither may walk out of the cache.
+    try {
+      checkTemplateRef(name, hash);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const dir = join(this.root, `${name}@${hash}`);
     if (existsSync(dir)) return Promise.resolve(dir);
     const running = this.inflight.get(dir);

@@ -14,7 +14,8 @@ import { MEMORY_PATTERN } from '../software/memory';
 export const GROUP_NAME = '^[a-zA-Z0-9_-]{1,64}$';
 /** Template folder names: no separators, no dot-dot, nothing hidden. */
 export const TEMPLATE_NAME = '^[a-zA-Z0-9_-][a-zA-Z0-9_.-]{0,63}$';
-const FILE_NAME = '^[a-zA-Z0-9_][a-zA-Z0-9_.+-]{0,127}$';
+/** A file name in a service's folder (the server jar): no separators, nothing hidden. */
+export const FILE_NAME = '^[a-zA-Z0-9_][a-zA-Z0-9_.+-]{0,127}$';
 
 export const GROUP_TYPES = ['DYNAMIC', 'STATIC', 'LOBBY'] as const;
 export const PLACEMENT_FALLBACKS = ['wait', 'local', 'fail'] as const;
