@@ -77,7 +77,7 @@ rows.push({ field: 'serviceName', change: { serviceName: 'Lobby-1', groupName: '
 function fakeLauncher() {
   const calls: string[] = [];
   const launcher: ServiceLauncher = {
-    isolation: { mode: 'none' } as ServiceLauncher['isolation'],
+    isolation: { mode: 'none' } as unknown as ServiceLauncher['isolation'],
     vacate: async (name) => void calls.push(`vacate ${name}`),
     launch: async (spec) => {
       calls.push(`launch ${spec.name}`);
