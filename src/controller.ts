@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'bun';
-import { loadConfig } from './config/load';
+import { ConfigError, loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { AuditStore } from './core/audit/store';
 import { GroupStore } from './core/groups/store';
@@ -299,6 +299,8 @@ export class Controller {
         });
       } catch (error) {
         db.close();
+        // An operator's mistake (a keystore password that does not open the key): exit 2 with its own message.
+        if (error instanceof ConfigError) throw error;
         throw new Error(`the cluster server could not start on ${config.cluster.bind}:${config.cluster.agent_port}: ${(error as Error).message}`);
       }
       const { ClusterRemoteNodes } = await import('./cluster/remote-nodes');

@@ -4,6 +4,12 @@ import { loadOrCreateCertificate, wantedSans, type ClusterCertificate } from './
 import { Cluster, type ClusterDeps } from './cluster';
 import { startClusterServer } from './server';
 
+const KEY_CONVERTED = {
+  encrypted: 'cluster key encrypted with [cluster] keystore_password (same key and certificate: agents keep their pin)',
+  're-encrypted': 'cluster key encrypted with the new [cluster] keystore_password (same key and certificate); remove keystore_previous_password from svc.toml',
+  decrypted: '[cluster] keystore_password is blank: the cluster key is now stored unencrypted (same key and certificate); remove keystore_previous_password from svc.toml',
+} as const;
+
 /** What `GET /api/cluster/bootstrap` answers: what an agent pins before its first secure handshake. */
 export interface ClusterBootstrap {
   fingerprint: string;
@@ -30,8 +36,10 @@ export async function startCluster(deps: ClusterDeps & { dir: string }): Promise
   if (config.token === '') log.warn('[cluster] token is blank: no agent can authenticate (set it, or SVC_CLUSTER_TOKEN)');
   let certificate: ClusterCertificate | null = null;
   if (config.tls_enabled) {
-    const loaded = await loadOrCreateCertificate(resolve(deps.dir, config.keystore_path), wantedSans(config.public_host, config.extra_sans));
+    const loaded = await loadOrCreateCertificate(resolve(deps.dir, config.keystore_path), wantedSans(config.public_host, config.extra_sans), { password: config.keystore_password, previousPassword: config.keystore_previous_password });
     certificate = loaded.certificate;
+    if (loaded.converted) log[loaded.converted === 'decrypted' ? 'warn' : 'info'](KEY_CONVERTED[loaded.converted]);
+    if (loaded.previousUnused) log.warn('[cluster] keystore_previous_password is set but the key did not need it: remove it from svc.toml');
     if (loaded.created) {
       log.info({ fingerprint: certificate.fingerprint }, `cluster certificate created (${loaded.reason}); agents pin it through /api/cluster/bootstrap`);
       if (loaded.reason !== 'first start') log.warn('agents pinned to the previous cluster certificate refuse this one until their pin is removed');

@@ -117,6 +117,8 @@ function applyEnvironment(config: Config, env: Record<string, string | undefined
   };
   set('SVC_API_TOKEN', 'api', 'token');
   set('SVC_CLUSTER_TOKEN', 'cluster', 'token');
+  set('SVC_CLUSTER_KEYSTORE_PASSWORD', 'cluster', 'keystore_password');
+  set('SVC_CLUSTER_KEYSTORE_PREVIOUS_PASSWORD', 'cluster', 'keystore_previous_password');
   set('SVC_DB_TYPE', 'database', 'type');
   set('SVC_DB_HOST', 'database', 'host');
   set('SVC_DB_PORT', 'database', 'port', true);

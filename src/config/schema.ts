@@ -144,10 +144,13 @@ export const ClusterSection = T.Object({
   placement_strategy: Choice(['least-services', 'least-memory', 'round-robin'] as const, 'least-services', 'how a node is picked'),
   tls_enabled: Bool(true, 'serve the agent channel over TLS'),
   keystore_path: Str('data/cluster', 'folder of the cluster certificate and key'),
-  keystore_password: Str('', 'password of the cluster key'),
+  keystore_password: Str('', 'encrypts the cluster key file (cluster.key); blank = stored unencrypted; SVC_CLUSTER_KEYSTORE_PASSWORD wins'),
+  keystore_previous_password: Str('', 'for one start after changing or clearing keystore_password: the password cluster.key is encrypted with now'),
   extra_sans: StrList([], 'extra subject alternative names for the cluster certificate'),
   public_host: Str('', 'host agents use to reach this controller'),
-  sync_disk_quota_bytes: NonNegativeInt(0, 'disk quota for state sync copies (0 = unlimited)'),
+  // Not unlimited by default: nodes push what their services wrote, and the copies share the disk
+  // with the database and the backups; a runaway or hostile node stops here instead of filling it.
+  sync_disk_quota_bytes: NonNegativeInt(64 * 1024 * 1024 * 1024, 'disk quota for state sync copies, manifests included (default 64 GiB; 0 = unlimited)'),
   reconciliation_delay: NonNegativeInt(10000, 'ms to wait for agents before reconciling after a restart'),
 });
 
@@ -230,6 +233,7 @@ export const SECRET_KEYS: ReadonlyArray<readonly [SectionName, string]> = [
   ['database', 'password'],
   ['cluster', 'token'],
   ['cluster', 'keystore_password'],
+  ['cluster', 'keystore_previous_password'],
   ['packhost', 'api_key'],
 ];
 
