@@ -287,7 +287,12 @@ export class Controller {
       try {
         // The cluster's code (TLS, the agent protocol, placement) loads only when it is enabled.
         const { startCluster } = await import('./cluster/runtime');
+        // The enrolled nodes: each logs in with its own secret, which opens the cluster routes too.
+        const { NodeRegistry } = await import('./cluster/identity/registry');
+        const identities = new NodeRegistry(join(paths.data, 'cluster', 'nodes.json'));
+        auth.useNodes(identities);
         cluster = await startCluster({
+          identities,
           dir,
           config: config.cluster,
           bus,

@@ -56,6 +56,7 @@ export const ERROR_STATUS = {
   CLUSTER_TOKEN_MISSING: 409,
   LOAD_BALANCER_NOT_ENABLED: 404,
   NODE_NOT_FOUND: 404,
+  NODE_ONLINE: 409, // svc: forgetting a node that is on the channel
   // Files
   INVALID_SCOPE: 400,
   PATH_NOT_FOUND: 404,

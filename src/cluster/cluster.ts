@@ -10,6 +10,8 @@ import { applyHeartbeat, nodeFromAuth, type ClusterNode } from './node';
 import { choosePlacement, type Candidate } from './placement';
 import type { AuthRequestMessage, HeartbeatResponseMessage, RunningService, ServiceStateChangedMessage, StartServiceMessage } from './protocol';
 import { RemoteProcessHandle, type AgentLink } from './remote-handle';
+import type { Actor } from '../events/catalogue';
+import type { NodeEnrolment, NodeRegistry } from './identity/registry';
 
 export interface ClusterTiming {
   heartbeatIntervalMs: number;
@@ -17,6 +19,8 @@ export interface ClusterTiming {
   reconciliationDelayMs: number;
   /** How long an agent may take to provision and launch (template download included). */
   startTimeoutMs: number;
+  /** How long a failed node's entry (its last facts) stays listed; an enrolled node is listed as offline after that. */
+  deadNodeExpiryMs: number;
 }
 
 export interface ClusterDeps {
@@ -29,6 +33,15 @@ export interface ClusterDeps {
   timing?: Partial<ClusterTiming>;
   /** Where agents of another version get this controller's release (sent at login). */
   release?: () => { feedUrl: string; publicKey: string };
+  /** The enrolled nodes (data/cluster/nodes.json): their secrets, hosts and revocations. */
+  identities: NodeRegistry;
+}
+
+/** One line of GET /api/nodes: a node on the channel (or failed, not yet expired), its enrolment, or both. */
+export interface NodeOverview {
+  nodeId: string;
+  node: ClusterNode | null;
+  enrolment: NodeEnrolment | null;
 }
 
 interface NodeState {
@@ -36,11 +49,15 @@ interface NodeState {
   link: AgentLink | null;
   /** When it went away (for node_timeout); null while connected. */
   lostAt: number | null;
+  /** When it failed (its entry expires deadNodeExpiryMs later); null while connected or away within node_timeout. */
+  failedAt: number | null;
   close: ((code: number, reason: string) => void) | null;
 }
 
 interface PendingStart {
   nodeId: string;
+  /** The instance the START_SERVICE asked for: the only one its reply may name. */
+  serviceName: string;
   resolve: (value: { handle: RemoteProcessHandle; port: number }) => void;
   reject: (error: Error) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -72,6 +89,7 @@ export class Cluster {
       nodeTimeoutMs: deps.config.node_timeout,
       reconciliationDelayMs: deps.config.reconciliation_delay,
       startTimeoutMs: 180_000,
+      deadNodeExpiryMs: 10 * 60_000,
       ...deps.timing,
     };
     this.recoveryDeadline = Date.now() + this.timing.reconciliationDelayMs;
@@ -81,6 +99,11 @@ export class Cluster {
 
   get heartbeatIntervalMs(): number {
     return this.timing.heartbeatIntervalMs;
+  }
+
+  /** The enrolled nodes; the cluster server admits logins against them. */
+  get identities(): NodeRegistry {
+    return this.deps.identities;
   }
 
   list(): ClusterNode[] {
@@ -95,15 +118,29 @@ export class Cluster {
     return this.nodes.get(nodeId)?.link != null;
   }
 
-  /** A node passed authentication: recorded, then reconciled against what it runs. */
-  connected(request: AuthRequestMessage, remoteAddress: string, link: AgentLink, close: (code: number, reason: string) => void): ClusterNode {
+  /**
+   * A node passed authentication (the server admitted it against the registry, and no session
+   * of its id is live: a live one is never replaced): recorded, then reconciled against what it
+   * runs. Players are routed to the host of its enrolment, whatever this login reports.
+   */
+  connected(request: AuthRequestMessage, remoteAddress: string, link: AgentLink, close: (code: number, reason: string) => void, enrolled?: { reenrolled: boolean }): ClusterNode {
     const now = Date.now();
-    const previous = this.nodes.get(request.nodeName);
-    if (previous?.close) previous.close(4001, 'replaced by a new connection of the same node');
-    const node = nodeFromAuth(request, remoteAddress, now);
-    this.nodes.set(node.nodeId, { node, link, lostAt: null, close });
-    this.deps.log.info({ nodeId: node.nodeId, host: node.host, services: request.runningServices.length }, 'node connected');
-    this.deps.bus.publish('NODE_CONNECTED', { nodeId: node.nodeId, host: node.host });
+    const nodeId = request.nodeName;
+    if (this.nodes.get(nodeId)?.link) throw new Error(`node ${nodeId} has a live session: the newcomer must be refused before it gets here`);
+    const enrolment = this.deps.identities.get(nodeId);
+    const reported = request.publicHost || remoteAddress;
+    const host = enrolment?.host ?? reported;
+    if (enrolment && request.publicHost && request.publicHost !== enrolment.host) {
+      this.deps.log.warn({ nodeId, reported: request.publicHost, host: enrolment.host }, `node ${nodeId} reports public host ${request.publicHost}; ignored: players are routed to ${enrolment.host}, its host since enrolment (\`nodes host ${nodeId} <host>\` changes it)`);
+    }
+    const node = nodeFromAuth(request, host, now);
+    this.nodes.set(nodeId, { node, link, lostAt: null, failedAt: null, close });
+    if (enrolled) {
+      this.deps.log.info({ nodeId, host, remote: remoteAddress }, enrolled.reenrolled ? `node ${nodeId} enrolled again (its previous secret was never used and is void now)` : `node ${nodeId} enrolled: it logs in with its own secret from now on`);
+      this.deps.bus.publish('NODE_ENROLLED', { nodeId, host, reenrolled: enrolled.reenrolled }, 'api:cluster');
+    }
+    this.deps.log.info({ nodeId, host, services: request.runningServices.length }, 'node connected');
+    this.deps.bus.publish('NODE_CONNECTED', { nodeId, host });
     this.reconcile(node, link, request.runningServices);
     return node;
   }
@@ -111,11 +148,16 @@ export class Cluster {
   /** The node's socket closed; its services are presumed running until node_timeout. */
   disconnected(nodeId: string, link: AgentLink, reason: string): void {
     const state = this.nodes.get(nodeId);
-    if (!state || state.link !== link) return; // a replaced connection
+    if (!state || state.link !== link) return; // not (or no longer) this node's session
     state.link = null;
     state.close = null;
     state.lostAt = Date.now();
     state.node.connected = false;
+    try {
+      this.deps.identities.seen(nodeId);
+    } catch (error) {
+      this.deps.log.warn({ nodeId }, `the node registry could not be updated: ${(error as Error).message}`);
+    }
     for (const handle of this.handlesOn(nodeId)) handle.detach();
     for (const [id, start] of this.starts) {
       if (start.nodeId !== nodeId) continue;
@@ -147,6 +189,11 @@ export class Cluster {
     if (message.requestId) {
       const start = this.starts.get(message.requestId);
       if (!start || start.nodeId !== nodeId) return;
+      if (message.serviceName !== start.serviceName) {
+        // Only the answer for the instance asked for counts: never a handle on another service.
+        this.deps.log.warn({ nodeId, requested: start.serviceName, named: message.serviceName }, `node ${nodeId} answered the start of ${start.serviceName} with ${message.state} for ${message.serviceName}: refused`);
+        return;
+      }
       this.starts.delete(message.requestId);
       clearTimeout(start.timer);
       if (message.state === 'RUNNING' && message.pid && message.port) {
@@ -166,7 +213,8 @@ export class Cluster {
   /** Where a new instance of a group goes (placement.node / fallback, else the strategy). */
   place(request: { memoryMb: number; preferredNode: string; fallback: 'wait' | 'local' | 'fail'; exclude?: string; target?: string }): string {
     if (request.target) {
-      if (request.target !== LOCAL_NODE && !this.nodes.has(request.target)) throw new ApiError('NODE_NOT_FOUND', `node "${request.target}" is not known; GET /api/nodes lists the nodes`);
+      const known = this.nodes.has(request.target) || this.deps.identities.get(request.target) !== undefined;
+      if (request.target !== LOCAL_NODE && !known) throw new ApiError('NODE_NOT_FOUND', `node "${request.target}" is not known; GET /api/nodes lists the nodes`);
     }
     const decision = choosePlacement(this.candidates(), {
       memoryMb: request.memoryMb,
@@ -212,7 +260,7 @@ export class Cluster {
         this.starts.delete(requestId);
         reject(new Error(`node ${nodeId} did not report ${start.serviceName} running within ${Math.round(this.timing.startTimeoutMs / 1000)} s`));
       }, this.timing.startTimeoutMs);
-      this.starts.set(requestId, { nodeId, resolve, reject, timer });
+      this.starts.set(requestId, { nodeId, serviceName: start.serviceName, resolve, reject, timer });
       state.link!.send({ type: 'START_SERVICE', requestId, ...start });
     });
   }
@@ -226,6 +274,75 @@ export class Cluster {
     const handle = this.track(serviceName, nodeId, pid, startedAt);
     handle.detach();
     return handle;
+  }
+
+  /** The nodes on the channel (and failed ones not yet expired) beside the enrolled ones, by id. */
+  overview(): NodeOverview[] {
+    const ids = new Set([...this.nodes.keys(), ...this.deps.identities.list().map((e) => e.nodeId)]);
+    return [...ids].sort().map((nodeId) => ({ nodeId, node: this.nodes.get(nodeId)?.node ?? null, enrolment: this.deps.identities.get(nodeId) ?? null }));
+  }
+
+  /**
+   * The operator revokes a node: its secret stops working at once, its session is closed, and
+   * its services count as failed (restart-on-crash ones are placed again elsewhere). The agent
+   * is first asked to stop them, so a node being retired leaves no second copy running. The id
+   * cannot enrol again until it is forgotten. Undefined for an unknown id; `already` when it was revoked.
+   */
+  revoke(nodeId: string, actor: Actor): { services: number; already: boolean } {
+    const enrolment = this.deps.identities.get(nodeId);
+    const state = this.nodes.get(nodeId);
+    if (!enrolment && !state) throw new ApiError('NODE_NOT_FOUND', `node "${nodeId}" is not known; GET /api/nodes lists the nodes`);
+    const already = enrolment?.revokedAt != null;
+    // Written first: when the registry cannot record it, nothing else happens either.
+    if (enrolment && !already) this.deps.identities.revoke(nodeId);
+    const services = [...this.handlesOn(nodeId)].filter((h) => h.isAlive());
+    if (state?.link) {
+      for (const handle of services) state.link.send({ type: 'STOP_SERVICE', serviceName: handle.name, timeoutSeconds: 30, stopCommand: 'stop' });
+      const { link, close } = state;
+      close?.(4004, 'this node was revoked by the operator');
+      this.disconnected(nodeId, link, 'revoked by the operator');
+    }
+    if (state) {
+      state.lostAt = null;
+      this.fail(nodeId, 'it was revoked by the operator');
+      // Nothing of a revoked node is waited for: its entry goes now (its enrolment stays listed, revoked).
+      this.nodes.delete(nodeId);
+    }
+    if (!already) {
+      this.deps.log.warn({ nodeId, services: services.length }, `node ${nodeId} revoked: its secret no longer opens anything`);
+      this.deps.bus.publish('NODE_REVOKED', { nodeId, services: services.length }, actor);
+    }
+    return { services: services.length, already };
+  }
+
+  /**
+   * Drops a revoked or offline node: its enrolment and what is left of its entry. The id may
+   * then enrol afresh with the cluster token. A node on the channel is refused (revoke it first).
+   */
+  forget(nodeId: string, actor: Actor): void {
+    const enrolment = this.deps.identities.get(nodeId);
+    const state = this.nodes.get(nodeId);
+    if (!enrolment && !state) throw new ApiError('NODE_NOT_FOUND', `node "${nodeId}" is not known; GET /api/nodes lists the nodes`);
+    if (state?.link) throw new ApiError('NODE_ONLINE', `node ${nodeId} is connected: revoke it first (POST /api/nodes/${nodeId}/revoke, \`nodes revoke ${nodeId}\`), or stop its agent`);
+    if (state?.lostAt != null || [...this.handlesOn(nodeId)].some((h) => h.isAlive())) {
+      throw new ApiError('NODE_ONLINE', `node ${nodeId} left less than node_timeout ago and its services are not failed yet: revoke it, or wait`);
+    }
+    if (enrolment) this.deps.identities.forget(nodeId);
+    this.nodes.delete(nodeId);
+    this.deps.log.info({ nodeId }, `node ${nodeId} forgotten: it may enrol again with the cluster token`);
+    this.deps.bus.publish('NODE_FORGOTTEN', { nodeId }, actor);
+  }
+
+  /** The operator's choice of where players reach a node; services started on it from now on carry it. */
+  setHost(nodeId: string, host: string, actor: Actor): void {
+    const enrolment = this.deps.identities.get(nodeId);
+    if (!enrolment || enrolment.revokedAt) throw new ApiError('NODE_NOT_FOUND', `node "${nodeId}" is not ${enrolment ? 'enrolled (it was revoked)' : 'known'}; GET /api/nodes lists the nodes`);
+    if (enrolment.host === host) return;
+    this.deps.identities.setHost(nodeId, host);
+    const state = this.nodes.get(nodeId);
+    if (state) state.node.host = host;
+    this.deps.log.info({ nodeId, host, previous: enrolment.host }, `node ${nodeId}: players are routed to ${host} from now on`);
+    this.deps.bus.publish('NODE_HOST_CHANGED', { nodeId, host, previous: enrolment.host }, actor);
   }
 
   close(): void {
@@ -256,6 +373,11 @@ export class Cluster {
       services: usage.get(node.nodeId)?.services ?? 0,
       memoryUsedMb: usage.get(node.nodeId)?.memory ?? 0,
     }));
+    // Enrolled nodes that are away are known (a group naming one waits for it), never chosen.
+    for (const enrolment of this.deps.identities.list()) {
+      if (enrolment.revokedAt || this.nodes.has(enrolment.nodeId)) continue;
+      remote.push({ nodeId: enrolment.nodeId, connected: false, maxServices: 0, maxMemoryMb: 0, services: 0, memoryUsedMb: 0 });
+    }
     const limits = this.deps.localLimits();
     const local = usage.get(LOCAL_NODE);
     // This machine last, so a tie goes to an agent: that is what agents are for.
@@ -323,6 +445,12 @@ export class Cluster {
       if (state.lostAt !== null && now - state.lostAt >= this.timing.nodeTimeoutMs) {
         state.lostAt = null;
         this.fail(nodeId, `it did not return within ${this.timing.nodeTimeoutMs} ms`);
+        continue;
+      }
+      // A failed node's entry does not stay forever: an enrolled one is listed from its enrolment (offline) after this.
+      if (state.failedAt !== null && now - state.failedAt >= this.timing.deadNodeExpiryMs) {
+        this.nodes.delete(nodeId);
+        this.deps.log.info({ nodeId }, `node ${nodeId} failed ${Math.round(this.timing.deadNodeExpiryMs / 1000)} s ago: its entry expired`);
       }
     }
     if (now >= this.recoveryDeadline) {
@@ -340,6 +468,8 @@ export class Cluster {
 
   /** The node failed: every service on it ended (the manager restarts restart-on-crash ones elsewhere). */
   private fail(nodeId: string, why: string): void {
+    const state = this.nodes.get(nodeId);
+    if (state) state.failedAt = Date.now();
     const lost = [...this.handlesOn(nodeId)].filter((h) => h.isAlive());
     this.deps.log.error({ nodeId, services: lost.length }, `node failed: ${why}`);
     if (lost.length > 0) this.deps.bus.publish('API_WARNING', { message: `node ${nodeId} failed (${why}); ${lost.length} service(s) on it are treated as crashed` });

@@ -4,7 +4,7 @@ import type { AuthRequestMessage, HeartbeatResponseMessage } from './protocol';
 /** The system facts an agent reports (`GET /api/nodes` `system`): the controller info's shape, less its own process load. */
 export type NodeSystem = Omit<SystemFacts, 'processCpuLoad'>;
 
-/** One cluster node as the controller knows it; kept after a disconnect until it fails. */
+/** One cluster node as the controller knows it; kept after a disconnect until it fails, and a while after (deadNodeExpiryMs). */
 export interface ClusterNode {
   nodeId: string;
   host: string;
@@ -22,11 +22,14 @@ export interface ClusterNode {
   isolation: string | null;
 }
 
-/** A node record from its AUTH_REQUEST; `host` is what proxies and players dial. */
-export function nodeFromAuth(request: AuthRequestMessage, remoteAddress: string, now: number): ClusterNode {
+/**
+ * A node record from its AUTH_REQUEST; `host` is what proxies and players dial, decided by the
+ * caller (the node's enrolment, not what this login reports).
+ */
+export function nodeFromAuth(request: AuthRequestMessage, host: string, now: number): ClusterNode {
   return {
     nodeId: request.nodeName,
-    host: request.publicHost || remoteAddress,
+    host,
     agentVersion: request.agentVersion,
     maxMemoryMb: request.maxMemory,
     maxServices: request.maxServices,

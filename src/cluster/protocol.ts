@@ -31,6 +31,7 @@ const msg = <K extends string, P extends Record<string, TSchema>>(type: K, props
 
 export const AuthRequest = msg('AUTH_REQUEST', {
   protocolVersion: T.Integer(),
+  /** The node's own secret (`svcn_…`), or the cluster token to enrol (an id not enrolled yet, or an agent from before enrolment). */
   token: Text(512),
   nodeName: T.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' }),
   agentVersion: Text(64),
@@ -118,6 +119,13 @@ export const ControllerMessageSchema = T.Union([
     controllerVersion: T.Optional(Text(64)),
     /** The controller's release feed and key (`[controller] update_check_url`, `update_public_key`); absent without a feed. */
     release: T.Optional(T.Object({ feedUrl: Text(2048), publicKey: Text(4096) })),
+    /**
+     * Accepted with the cluster token (an enrolment): this node's own secret, for every later
+     * login and for the cluster routes. The agent keeps it (data/node.json) before anything else.
+     */
+    nodeSecret: T.Optional(T.String({ pattern: '^svcn_[A-Za-z0-9_-]{16,128}$' })),
+    /** Refused: why, as a word an agent can act on (LoginRefusal in cluster/identity/login.ts). */
+    refusal: T.Optional(Text(64)),
   }),
   StartServiceSchema,
   /** Graceful stop the agent carries out itself (orphans; the controller's own stops use SEND_COMMAND and SIGNAL_SERVICE). */

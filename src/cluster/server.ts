@@ -1,7 +1,9 @@
 import { VERSION } from '../version';
 import type { ServerWebSocket } from 'bun';
-import { secretEquals } from '../http/auth';
 import type { Logger } from '../log';
+import { AgentLogThrottle, cleanAgentText } from './agent-log';
+import { admitLogin } from './identity/admit';
+import { LoginFailures } from './identity/login-failures';
 import type { Cluster } from './cluster';
 import type { ClusterCertificate } from './certificate';
 import { parseAgentMessage, PROTOCOL_VERSION, type AgentMessage, type ControllerMessage } from './protocol';
@@ -30,6 +32,8 @@ export interface ClusterServerOptions {
   token: string;
   cluster: Cluster;
   log: Logger;
+  /** Failed logins per remote address (tests pass their own clock or limit). */
+  loginFailures?: LoginFailures;
 }
 
 /**
@@ -40,6 +44,8 @@ export interface ClusterServerOptions {
  */
 export function startClusterServer(options: ClusterServerOptions): { port: number; stop(): void } {
   const { cluster, log } = options;
+  const failures = options.loginFailures ?? new LoginFailures();
+  const agentLogs = new AgentLogThrottle();
   let nextId = 1;
   const server = Bun.serve<Session>({
     hostname: options.bind,
@@ -57,6 +63,12 @@ export function startClusterServer(options: ClusterServerOptions): { port: numbe
       maxPayloadLength: CLUSTER_MAX_FRAME,
       idleTimeout: 0,
       open(ws) {
+        // An address with too many failed logins is turned away before it may present anything.
+        const wait = failures.blockedFor(ws.remoteAddress);
+        if (wait > 0) {
+          ws.close(1008, `too many failed cluster logins from this address: try again in ${Math.ceil(wait / 1000)} s`);
+          return;
+        }
         ws.data.authTimer = setTimeout(() => ws.close(1008, 'no AUTH_REQUEST within 10 s'), AUTH_TIMEOUT_MS);
       },
       message(ws, raw) {
@@ -71,40 +83,67 @@ export function startClusterServer(options: ClusterServerOptions): { port: numbe
       },
       close(ws, code, reason) {
         if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
-        if (ws.data.nodeId && ws.data.link) cluster.disconnected(ws.data.nodeId, ws.data.link, reason || `closed (${code})`);
+        if (ws.data.nodeId && ws.data.link) {
+          cluster.disconnected(ws.data.nodeId, ws.data.link, reason || `closed (${code})`);
+          agentLogs.forget(ws.data.nodeId);
+        }
       },
       drain() {},
     },
   });
 
+  /**
+   * The first frame: the protocol version, then the credential and the login rules
+   * (identity/login.ts): a node's own secret logs it in, the cluster token enrols an id that
+   * has none yet (the answer carries its new secret), a live session is never replaced.
+   * Failed credentials count against the remote address.
+   */
   function authenticate(ws: ServerWebSocket<Session>, message: AgentMessage): void {
-    const refuse = (reason: string) => {
-      log.warn({ remote: ws.remoteAddress }, `agent refused: ${reason}`);
-      send(ws, { type: 'AUTH_RESPONSE', accepted: false, nodeId: '', reason, protocolVersion: PROTOCOL_VERSION, heartbeatInterval: cluster.heartbeatIntervalMs });
+    const remote = ws.remoteAddress;
+    const refuse = (reason: string, refusal?: string, nodeId?: string) => {
+      log.warn({ remote, ...(nodeId ? { nodeId } : {}), ...(refusal ? { refusal } : {}) }, `agent refused: ${reason}`);
+      send(ws, { type: 'AUTH_RESPONSE', accepted: false, nodeId: '', reason, protocolVersion: PROTOCOL_VERSION, heartbeatInterval: cluster.heartbeatIntervalMs, ...(refusal ? { refusal } : {}) });
       ws.close(1008, truncate(reason));
     };
     if (message.type !== 'AUTH_REQUEST') return refuse(`the first frame must be AUTH_REQUEST, got ${message.type}`);
     if (message.protocolVersion !== PROTOCOL_VERSION) {
       return refuse(`protocol version ${message.protocolVersion} is not supported; this controller speaks version ${PROTOCOL_VERSION}: update the agent or the controller`);
     }
-    if (!secretEquals(message.token, options.token)) return refuse('the cluster token is not valid');
+    // Checked again here: sockets opened together before the limit was reached get no more tries than one.
+    const wait = failures.blockedFor(remote);
+    if (wait > 0) return refuse(`too many failed cluster logins from this address: try again in ${Math.ceil(wait / 1000)} s`, 'rate-limited');
+    const nodeId = message.nodeName;
+    const admitted = admitLogin(cluster.identities, options.token, { token: message.token, nodeId, host: message.publicHost || remote, live: cluster.isConnected(nodeId) }, (text) => log.warn({ nodeId }, text));
+    if (admitted.verdict === 'refuse') {
+      if (admitted.failure) failures.fail(remote);
+      return refuse(admitted.reason, admitted.refusal, nodeId);
+    }
     if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
     ws.data.authTimer = null;
     const link: AgentLink = { send: (frame) => send(ws, frame) };
-    ws.data.nodeId = message.nodeName;
+    ws.data.nodeId = nodeId;
     ws.data.link = link;
     const release = options.release?.();
     send(ws, {
       type: 'AUTH_RESPONSE',
       accepted: true,
-      nodeId: message.nodeName,
+      nodeId,
       reason: '',
       protocolVersion: PROTOCOL_VERSION,
       heartbeatInterval: cluster.heartbeatIntervalMs,
       controllerVersion: VERSION,
       ...(release?.feedUrl ? { release } : {}),
+      ...(admitted.nodeSecret ? { nodeSecret: admitted.nodeSecret } : {}),
     });
-    cluster.connected(message, ws.remoteAddress, link, (code, reason) => ws.close(code, reason));
+    cluster.connected(message, remote, link, (code, reason) => ws.close(code, reason), admitted.nodeSecret ? { reenrolled: admitted.reenrolled === true } : undefined);
+  }
+
+  /** An agent's own log line: cleaned (no escapes, no control characters, capped) and throttled per node before it reaches this log. */
+  function agentLog(nodeId: string, level: 'info' | 'warn' | 'error', text: string): void {
+    const { allowed, dropped } = agentLogs.take(nodeId);
+    if (!allowed) return;
+    if (dropped > 0) log.warn({ nodeId }, `agent: ${dropped} log message(s) of this node dropped (more than the rate limit)`);
+    log[level]({ nodeId }, `agent: ${cleanAgentText(text)}`);
   }
 
   function dispatch(nodeId: string, message: AgentMessage, ws: ServerWebSocket<Session>): void {
@@ -119,8 +158,7 @@ export function startClusterServer(options: ClusterServerOptions): { port: numbe
       case 'SERVICE_STDOUT':
         return cluster.stdout(nodeId, message.serviceName, message.lines);
       case 'LOG_MESSAGE':
-        log[message.level]({ nodeId }, `agent: ${message.message}`);
-        return;
+        return agentLog(nodeId, message.level, message.message);
       case 'COMMAND_RESULT':
         return;
     }

@@ -57,6 +57,11 @@ export const EVENT_CATALOGUE = {
   NODE_CONNECTED: ev({ nodeId: R, host: R }, 'always'),
   NODE_DISCONNECTED: ev({ nodeId: R }, 'always'),
   NODE_HEARTBEAT: ev({ nodeId: R, cpuUsage: R, services: R }),
+  // Node identities (svc): enrolment with the cluster token, and the operator's revocations.
+  NODE_ENROLLED: ev({ nodeId: R, host: R, reenrolled: R }, 'always'),
+  NODE_REVOKED: ev({ nodeId: R, services: R }, 'always'),
+  NODE_FORGOTTEN: ev({ nodeId: R }, 'always'),
+  NODE_HOST_CHANGED: ev({ nodeId: R, host: R, previous: R }, 'always'),
   LOAD_BALANCER_STARTED: ev({ bind: R, port: R, strategy: R }),
   LOAD_BALANCER_STOPPED: ev({ reason: R }),
   LOAD_BALANCER_BACKEND_HEALTH_CHANGED: ev({ host: R, port: R, oldStatus: R, newStatus: R }),
