@@ -5,7 +5,7 @@ import { parseControllerMessage, PROTOCOL_VERSION, type AgentMessage, type Contr
 import type { AgentConfig } from './config';
 import { maxMemoryMb } from './config';
 import type { LocalServices } from './local-services';
-import type { Pinned } from './trust';
+import { openChannel, type Pinned } from './trust';
 
 export interface AgentTiming {
   /** First reconnect wait; doubles up to maxBackoffMs. */
@@ -88,8 +88,16 @@ export class AgentConnection {
 
   private connect(): void {
     if (this.closed) return;
-    const tls = this.pinned.certPem ? { tls: { ca: this.pinned.certPem } } : {};
-    const socket = new WebSocket(this.pinned.wsUrl, tls as ConstructorParameters<typeof WebSocket>[1]);
+    let channel;
+    try {
+      // Checked at every connect: wss:// to a host the pinned certificate names, that certificate only (trust.ts).
+      channel = openChannel(this.pinned, { fingerprint: this.config.agent.fingerprint, allowInsecure: this.config.agent.allow_insecure });
+    } catch (error) {
+      this.lastRefusal = (error as Error).message;
+      this.log.error(`not connecting to the controller: ${this.lastRefusal}`);
+      return;
+    }
+    const socket = new WebSocket(channel.wsUrl, (channel.tls ? { tls: channel.tls } : {}) as ConstructorParameters<typeof WebSocket>[1]);
     this.socket = socket;
     socket.addEventListener('open', () => {
       this.send({

@@ -14,6 +14,7 @@ export const AgentSection = T.Object({
   max_memory: T.String({ pattern: '^\\d+[MmGg]$', default: '8G', description: 'heap the services on this node may take together' }),
   max_services: T.Integer({ minimum: 0, default: 10, description: 'services this node runs at most (0 = no limit)' }),
   fingerprint: Str('', 'the controller certificate\'s SHA-256 fingerprint; blank = trust it on first use and pin it'),
+  allow_insecure: T.Boolean({ default: false, description: 'accept a controller without TLS ([cluster] tls_enabled = false): the node secret, templates, state and commands cross the network unprotected' }),
   public_host: Str('', 'address proxies and players reach this machine at (blank = as the controller sees it)'),
   backend_port_start: T.Integer({ minimum: 1, maximum: 65535, default: 30000, description: 'first port handed to services here' }),
   auto_update: T.Boolean({ default: true, description: 'update this binary to the controller\'s version when they differ (its release feed, the same checks; services keep running)' }),
@@ -35,6 +36,10 @@ max_memory = "8G"
 max_services = 10
 # Blank: trust the controller's certificate on first contact and pin it (data/pinned.json).
 fingerprint = ""
+# Accept a controller without TLS ([cluster] tls_enabled = false): the node's secret, the
+# templates, the state and every command then cross the network unprotected. Off by default;
+# never together with a fingerprint.
+allow_insecure = false
 public_host = ""
 backend_port_start = 30000
 # Update this binary to the controller's version when they differ (from the controller's

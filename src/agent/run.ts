@@ -65,8 +65,10 @@ export async function startAgent(options: {
     serviceRoots: [{ root: join(options.dir, 'services'), sub: ['static', 'temp'] }],
   });
   logIsolation(log, isolated.isolation, isolated.tightened);
-  const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, fingerprint: config.agent.fingerprint }, log, options.timing);
-  log.info({ fingerprint: pinned.fingerprint || '(plain ws)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
+  const trust = { fingerprint: config.agent.fingerprint, allowInsecure: config.agent.allow_insecure };
+  if (trust.allowInsecure) log.warn('agent.allow_insecure = true: a controller without TLS is accepted; the node secret, templates, state and every command may cross the network unprotected');
+  const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, ...trust }, log, options.timing);
+  log.info({ fingerprint: pinned.fingerprint || '(none: plain ws, allow_insecure)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
   const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), config.agent.controller, config.agent.token);
   let connection: AgentConnection | undefined;
   const services = new LocalServices({
