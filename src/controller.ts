@@ -499,7 +499,9 @@ export class Controller {
     const closed = sessions.closeDangling(Date.now());
     if (closed > 0) log.info({ area: 'console', closed }, 'closed remote console sessions the last controller left open');
     this.consoles = mountConsoleStream(hub, { kernel, heartbeat: this.heartbeat, sessions, locations: new LocationLookup(() => config.console.location_lookup_url) });
-    const { server, guard } = createHttpServer(kernel, { routes: this.routes, sockets: this.sockets, hub, hostname: config.api.bind, port: config.api.port });
+    const { server, guard, handle } = createHttpServer(kernel, { routes: this.routes, sockets: this.sockets, hub, hostname: config.api.bind, port: config.api.port });
+    // Agents fetch templates and state on the cluster's TLS port, through this same dispatch.
+    kernel.cluster?.serveApi(handle);
     this.server = server;
     this.guard = guard;
     if (config.api.allowed_origins.length === 0) {

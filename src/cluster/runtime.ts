@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { loadOrCreateCertificate, wantedSans, type ClusterCertificate } from './certificate';
 import { Cluster, type ClusterDeps } from './cluster';
 import { startClusterServer } from './server';
+import type { ApiHandler } from '../http/server';
 
 const KEY_CONVERTED = {
   encrypted: 'cluster key encrypted with [cluster] keystore_password (same key and certificate: agents keep their pin)',
@@ -24,6 +25,11 @@ export interface ClusterRuntime {
   readonly port: number;
   readonly certificate: ClusterCertificate | null;
   bootstrap(): ClusterBootstrap;
+  /**
+   * Serves the agents' data routes (data-path.ts) on this port through the API's dispatch,
+   * once the API is up (it starts after the cluster); until then they answer 503.
+   */
+  serveApi(handler: ApiHandler | undefined): void;
   stop(): void;
 }
 
@@ -48,7 +54,8 @@ export async function startCluster(deps: ClusterDeps & { dir: string }): Promise
     log.warn('[cluster] tls_enabled = false: the agent channel is plain ws://, tokens cross the network unencrypted');
   }
   const cluster = new Cluster(deps);
-  const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log, release: deps.release });
+  let api: ApiHandler | undefined;
+  const server = startClusterServer({ bind: config.bind, port: config.agent_port, certificate, token: config.token, cluster, log, release: deps.release, api: () => api });
   const host = config.public_host || (config.bind === '0.0.0.0' || config.bind === '::' ? hostname() : config.bind);
   const wsUrl = `${certificate ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${server.port}/cluster`;
   log.info({ port: server.port }, `cluster server listening on ${wsUrl}`);
@@ -64,7 +71,11 @@ export async function startCluster(deps: ClusterDeps & { dir: string }): Promise
       validUntil: certificate?.validUntil.toISOString() ?? '',
       sans: certificate?.sans ?? [],
     }),
+    serveApi: (handler) => {
+      api = handler;
+    },
     stop: () => {
+      api = undefined;
       cluster.close();
       server.stop();
     },

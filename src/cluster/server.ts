@@ -8,6 +8,8 @@ import type { Cluster } from './cluster';
 import type { ClusterCertificate } from './certificate';
 import { parseAgentMessage, PROTOCOL_VERSION, type AgentMessage, type ControllerMessage } from './protocol';
 import type { AgentLink } from './remote-handle';
+import { isAgentDataPath, serveDataPath } from './data-path';
+import { SERVER_BODY_CEILING, type ApiHandler } from '../http/server';
 
 /** A frame larger than this is refused (a heartbeat of hundreds of services fits easily). */
 export const CLUSTER_MAX_FRAME = 1024 * 1024;
@@ -34,6 +36,8 @@ export interface ClusterServerOptions {
   log: Logger;
   /** Failed logins per remote address (tests pass their own clock or limit). */
   loginFailures?: LoginFailures;
+  /** The API's dispatch for the agents' data routes (data-path.ts); bound once the API listens. */
+  api?: () => ApiHandler | undefined;
 }
 
 /**
@@ -52,8 +56,11 @@ export function startClusterServer(options: ClusterServerOptions): { port: numbe
     port: options.port,
     reusePort: false,
     tls: options.certificate ? { cert: options.certificate.certPem, key: options.certificate.keyPem } : undefined,
+    // State pushes arrive here too (data-path.ts): the API's own ceiling, each route's limit below it.
+    maxRequestBodySize: SERVER_BODY_CEILING,
     fetch(request, srv) {
       const url = new URL(request.url);
+      if (isAgentDataPath(url.pathname)) return serveDataPath(request, srv.requestIP(request)?.address, options.api?.());
       if (url.pathname !== '/cluster') return Response.json({ success: false, message: 'the cluster server only serves /cluster', error: 'NOT_FOUND' }, { status: 404 });
       const session: Session = { id: nextId++, nodeId: null, link: null, authTimer: null };
       if (srv.upgrade(request, { data: session })) return undefined;

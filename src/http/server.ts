@@ -44,6 +44,13 @@ export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 const BODILESS = new Set(['GET', 'HEAD']);
 
 /**
+ * The API's own dispatch for a request that arrived elsewhere (the cluster server's TLS port
+ * hands it the agents' data routes): the same guard, schemas, handlers, error bodies and
+ * request metrics; never a WebSocket upgrade. `ip` is the caller's socket address.
+ */
+export type ApiHandler = (request: Request, ip: string | undefined) => Promise<Response>;
+
+/**
  * The API server, straight on Bun.serve: CORS, the guard ahead of parsing (endpoint, caller,
  * rate limits, auth level, body size), the strict route match, one size-capped body parser,
  * validation of parameters, query and body against the route's schemas (each compiled on first
@@ -52,7 +59,7 @@ const BODILESS = new Set(['GET', 'HEAD']);
  * (CORS preflights and WebSocket upgrades aside) is timed into
  * `svc_http_request_duration_seconds` by its route template.
  */
-export function createHttpServer(kernel: Kernel, options: HttpOptions): { server: Server<SocketData>; guard: RequestGuard } {
+export function createHttpServer(kernel: Kernel, options: HttpOptions): { server: Server<SocketData>; guard: RequestGuard; handle: ApiHandler } {
   const { config, auth, log, bus } = kernel;
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
   const cors = new Cors(config.api.allowed_origins);
@@ -60,15 +67,16 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   const renderError = errorRenderer(log.child({ area: 'http' }), bus);
   const { hub } = options;
 
-  async function answer(request: Request, server: Server<SocketData>, corsHeaders: Record<string, string>): Promise<{ response: Response | undefined; route: string }> {
+  /** `server` is null for a request handed over from another listener (no upgrade there). */
+  async function answer(request: Request, ip: string | undefined, server: Server<SocketData> | null, corsHeaders: Record<string, string>): Promise<{ response: Response | undefined; route: string }> {
     const { pathname, search } = splitUrl(request.url);
     let route: AnyRoute | undefined;
     try {
-      await guard.check(request, server.requestIP(request)?.address);
+      await guard.check(request, ip);
       const match = guard.match(request.method, pathname);
       if (match?.kind === 'socket') {
         const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
-        if (upgrade && hub.upgrade(server, request, match.socket.path, match.params, parseQuery(search))) return { response: undefined, route: match.socket.path };
+        if (upgrade && server && hub.upgrade(server, request, match.socket.path, match.params, parseQuery(search))) return { response: undefined, route: match.socket.path };
         throw new ApiError('VALIDATION_FAILED', `${match.socket.path} is a WebSocket endpoint: connect with Upgrade: websocket`, 426, { Upgrade: 'websocket' });
       }
       if (!match) throw new ApiError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
@@ -115,7 +123,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
       if (request.method === 'OPTIONS') return cors.preflight(request);
       const arrivedAt = performance.now();
       const corsHeaders = cors.headersFor(request);
-      const answered = await answer(request, server, corsHeaders);
+      const answered = await answer(request, server.requestIP(request)?.address, server, corsHeaders);
       if (answered.response === undefined) return undefined;
       const response = withHeaders(answered.response, corsHeaders);
       const route = answered.route;
@@ -125,7 +133,15 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     },
   });
   hub.attach(server);
-  return { server, guard };
+  const handle: ApiHandler = async (request, ip) => {
+    const arrivedAt = performance.now();
+    const answered = await answer(request, ip, null, {});
+    // Never undefined without a server to upgrade on; the fallback only satisfies the type.
+    const response = answered.response ?? Response.json({ success: false, message: 'not a WebSocket endpoint here', error: 'ROUTE_NOT_FOUND' }, { status: 404 });
+    durations.observe(answered.route, response.status, (performance.now() - arrivedAt) / 1000);
+    return response;
+  };
+  return { server, guard, handle };
 }
 
 const listKeys = new WeakMap<AnyRoute, ReadonlySet<string>>();
