@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../log';
 import { loadAgentConfig, type AgentConfig } from './config';
-import { establishTrust, TrustError, type Pinned } from './trust';
+import { establishTrust, openChannel, TrustError, type Pinned } from './trust';
 import { TemplateCache } from './template-cache';
 import { LocalServices } from './local-services';
 import { AgentConnection, type AgentTiming } from './agent';
@@ -68,8 +68,13 @@ export async function startAgent(options: {
   const trust = { fingerprint: config.agent.fingerprint, allowInsecure: config.agent.allow_insecure };
   if (trust.allowInsecure) log.warn('agent.allow_insecure = true: a controller without TLS is accepted; the node secret, templates, state and every command may cross the network unprotected');
   const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, ...trust }, log, options.timing);
-  log.info({ fingerprint: pinned.fingerprint || '(none: plain ws, allow_insecure)', wsUrl: pinned.wsUrl }, 'controller certificate pinned');
-  const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), config.agent.controller, config.agent.token);
+  // Templates and state come over the pinned channel too: its host and port, its certificate only.
+  const channel = openChannel(pinned, trust);
+  log.info({ fingerprint: pinned.fingerprint || '(none: plain ws, allow_insecure)', wsUrl: pinned.wsUrl, data: channel.dataOrigin }, 'controller certificate pinned');
+  // Still the cluster token while the data routes accept it (until nodes have their own secret).
+  const nodeToken = (): string => config.agent.token;
+  const dataPath = { baseUrl: channel.dataOrigin, fetch: channel.fetch };
+  const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), { origin: channel.dataOrigin, fetch: channel.fetch, token: nodeToken });
   let connection: AgentConnection | undefined;
   const services = new LocalServices({
     dir: options.dir,
@@ -81,11 +86,11 @@ export async function startAgent(options: {
     backendPortStart: config.agent.backend_port_start,
     onLine: (service, line) => connection?.line(service, line),
     pullState: async (service, dir, excludes) => {
-      const pulled = await pullState({ baseUrl: config.agent.controller, token: config.agent.token, service, dir, excludes });
+      const pulled = await pullState({ ...dataPath, token: nodeToken(), service, dir, excludes });
       log.info({ service, downloaded: pulled.downloaded.length, deleted: pulled.deleted.length }, 'state pulled from the controller');
     },
     pushState: async (service, dir, excludes) => {
-      const pushed = await pushState({ baseUrl: config.agent.controller, token: config.agent.token, service, dir, excludes });
+      const pushed = await pushState({ ...dataPath, token: nodeToken(), service, dir, excludes });
       log.info({ service, files: pushed.filesReceived, bytes: pushed.bytesReceived }, 'state pushed to the controller');
     },
     onExit: (service, code) => connection?.exited(service, code),

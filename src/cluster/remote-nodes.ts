@@ -10,7 +10,7 @@ import { loadForwardingSecret } from '../core/templates/forwarding-secret';
 import { resolveTemplateStack } from '../core/templates/stack';
 import type { CredentialIssuer } from '../core/tenancy/service-credentials';
 import type { Cluster } from './cluster';
-import { templateArchiveHash } from './template-archive';
+import { templateDigest } from './template-archive';
 import type { JarSource } from '../core/software/jar-source';
 
 /**
@@ -36,7 +36,8 @@ export class ClusterRemoteNodes implements RemoteNodes {
     // missing server jar into the first template before the hashes are taken: agents get it with the template.
     const layers = resolveTemplateStack(this.deps.templatesRoot, group);
     await this.deps.jars?.ensureJar(group, layers.map((layer) => layer.dir));
-    const templates = await Promise.all(templateStack(group).map(async (name) => ({ name, hash: await templateArchiveHash(this.deps.templatesRoot, name, group.software) })));
+    // Each template by the digest of what its ZIP carries: the agent refuses (and never caches) anything else.
+    const templates = await Promise.all(templateStack(group).map(async (name) => ({ name, hash: await templateDigest(this.deps.templatesRoot, name, group.software) })));
     const isProxy = SOFTWARE[group.software].isProxy;
     const backendVersions = this.deps.groups.list().filter((g) => !SOFTWARE[g.software].isProxy).map((g) => g.version);
     return this.cluster.launch(nodeId, {

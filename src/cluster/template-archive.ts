@@ -5,6 +5,7 @@ import { SOFTWARE } from '../core/software/kinds';
 import { hashDirectories, hashedNames, listRegularFiles } from '../core/templates/hash';
 import { isDirectory } from '../core/templates/is-directory';
 import { templateDir } from '../core/templates/template-name';
+import { digestFiles } from './template-digest';
 
 type Software = Group['software'];
 
@@ -27,4 +28,12 @@ export function templateFiles(templatesRoot: string, name: string, software: Sof
 export function templateArchiveHash(templatesRoot: string, name: string, software: Software): Promise<string> {
   if (!isDirectory(templateDir(templatesRoot, name))) throw new ApiError('TEMPLATE_NOT_FOUND', `template "${name}" does not exist`);
   return hashDirectories(hashedNames(software, [name]).map((n) => templateDir(templatesRoot, n)));
+}
+
+/**
+ * The content digest of exactly the files the download's ZIP carries (template-digest.ts):
+ * what START_SERVICE names and the agent checks what it unpacked against.
+ */
+export function templateDigest(templatesRoot: string, name: string, software: Software): Promise<string> {
+  return digestFiles(templateFiles(templatesRoot, name, software));
 }

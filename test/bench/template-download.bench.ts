@@ -19,6 +19,7 @@ import { randomFillSync } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { zipStream } from '../../src/cluster/template-zip';
+import { digestFiles } from '../../src/cluster/template-digest';
 import { backgroundLoad, benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, loadLine, makeTempDir, readRssKiB, removeDir, runBench } from './lib';
 
 const PEER = join(import.meta.dir, 'template-fetch-peer.ts');
@@ -64,8 +65,8 @@ function buildTemplate(root: string): Map<string, string> {
   return files;
 }
 
-async function fetchOnce(mode: 'streamed' | 'in-memory', url: string, dir: string): Promise<{ growthMiB: number; seconds: number; files: number }> {
-  const child = new Child(`agent ${mode}`, [process.execPath, PEER, mode, url, dir], { env: childEnv() });
+async function fetchOnce(mode: 'streamed' | 'in-memory', url: string, dir: string, digest: string): Promise<{ growthMiB: number; seconds: number; files: number }> {
+  const child = new Child(`agent ${mode}`, [process.execPath, PEER, mode, url, dir, digest], { env: childEnv() });
   await child.waitForLine((l) => (l === 'ready' ? true : undefined), 30_000, 'ready');
   const before = readRssKiB(child.pid);
   let peak = before;
@@ -91,13 +92,15 @@ async function main(): Promise<void> {
     const started = performance.now();
     const files = buildTemplate(join(work, 'template'));
     console.log(`template: ${files.size} files, ${TEMPLATE_MIB} MiB of random data, written in ${fixed((performance.now() - started) / 1000)} s`);
-    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(zipStream(files), { headers: { 'content-type': 'application/zip', 'x-template-hash': 'h1' } }) });
+    // The agent checks what it unpacked against the digest the controller names (template-digest.ts).
+    const digest = await digestFiles(files);
+    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(zipStream(files), { headers: { 'content-type': 'application/zip', 'x-template-hash': digest } }) });
     const url = `http://127.0.0.1:${server.port}/`;
     try {
-      const streamed = await fetchOnce('streamed', url, join(work, 'cache'));
+      const streamed = await fetchOnce('streamed', url, join(work, 'cache'), digest);
       if (streamed.files !== files.size) throw new Error(`streamed: ${streamed.files} files unpacked, expected ${files.size}`);
       const runPeer = process.env.BENCH_TEMPLATE_INMEMORY !== '0';
-      const inMemory = runPeer ? await fetchOnce('in-memory', url, join(work, 'in-memory')) : null;
+      const inMemory = runPeer ? await fetchOnce('in-memory', url, join(work, 'in-memory'), digest) : null;
       if (inMemory && inMemory.files !== files.size) throw new Error(`in-memory: ${inMemory.files} files unpacked, expected ${files.size}`);
       console.log(`\ntemplate download, ${TEMPLATE_MIB} MiB, one run each (RSS sampled every ${SAMPLE_MS} ms; growth over the agent's RSS before the fetch)\n`);
       const rows = [

@@ -1,7 +1,8 @@
 /**
  * The agent side of template-download.bench.ts, in its own process so its memory is its own:
  *
- *   bun template-fetch-peer.ts streamed <url> <cache dir>   the agent's TemplateCache (src/)
+ *   bun template-fetch-peer.ts streamed <url> <cache dir> <digest>   the agent's TemplateCache (src/),
+ *       which checks what it unpacked against the digest
  *   bun template-fetch-peer.ts in-memory <url> <dest dir>   the way it was done before: the
  *       whole body as one buffer, fflate's unzipSync over it, every file written from memory
  *
@@ -13,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { TemplateCache } from '../../src/agent/template-cache';
 
-const [mode, url, dir] = Bun.argv.slice(2) as ['streamed' | 'in-memory', string, string];
+const [mode, url, dir, digest] = Bun.argv.slice(2) as ['streamed' | 'in-memory', string, string, string];
 
 function countFiles(root: string): number {
   let n = 0;
@@ -36,6 +37,6 @@ const go = new Promise((resolve) => process.once('SIGUSR2', resolve));
 console.log('ready');
 await go;
 const started = performance.now();
-const out = mode === 'streamed' ? await new TemplateCache(dir, url, 'bench').ensure('big', 'h1', 'PAPER') : await inMemory();
+const out = mode === 'streamed' ? await new TemplateCache(dir, { origin: url, fetch, token: () => 'bench' }).ensure('big', digest, 'PAPER') : await inMemory();
 console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000, files: countFiles(out) }));
 process.exit(0);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { unzipSync } from 'fflate';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../../src/agent/run';
+import { templateArchiveHash, templateDigest } from '../../src/cluster/template-archive';
 import { CLUSTER_TOKEN, readJson, startController, tempDir, waitFor, type TestController } from '../support/controller';
 
 /**
@@ -98,7 +99,7 @@ describe('cluster with an in-process agent', () => {
     writeFileSync(join(templates, 'lobby', 'plugins', 'a.txt'), 'from lobby');
     writeFileSync(join(templates, 'lobby', 'shared.txt'), 'lobby version');
     writeFileSync(join(templates, 'global', 'shared.txt'), 'global version');
-    const res = await c.api(`/api/templates/lobby/download?software=PAPER&token=${c.cluster}`, { token: null });
+    const res = await c.api(`/api/templates/lobby/download?software=PAPER&token=${c.master}`, { token: null });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -106,17 +107,20 @@ describe('cluster with an in-process agent', () => {
     expect(Object.keys(files).sort()).toEqual(['plugins/a.txt', 'shared.txt']);
     expect(text('plugins/a.txt')).toBe('from lobby');
     expect(text('shared.txt')).toBe('global version');
-    const hash = await readJson(await c.api(`/api/templates/lobby/hash?software=PAPER&token=${c.cluster}`, { token: null }));
-    expect(hash).toEqual({ name: 'lobby', software: 'PAPER', hash: res.headers.get('x-template-hash') });
+    const hash = await readJson(await c.api(`/api/templates/lobby/hash?software=PAPER&token=${c.master}`, { token: null }));
+    // /hash keeps the reference's format (what its agents compare); the download names the
+    // content digest of exactly what the ZIP carries, which svc agents check what they unpack against.
+    expect(hash).toEqual({ name: 'lobby', software: 'PAPER', hash: await templateArchiveHash(templates, 'lobby', 'PAPER') });
+    expect(res.headers.get('x-template-hash')).toBe(await templateDigest(templates, 'lobby', 'PAPER'));
     // CUSTOM has no overlay: another file set, another hash.
-    const custom = await readJson(await c.api('/api/templates/lobby/hash?software=CUSTOM', { token: c.cluster }));
+    const custom = await readJson(await c.api('/api/templates/lobby/hash?software=CUSTOM', { token: c.master }));
     expect(custom.hash).not.toBe(hash.hash);
     writeFileSync(join(templates, 'lobby', 'plugins', 'a.txt'), 'changed');
-    expect((await readJson(await c.api('/api/templates/lobby/hash?software=PAPER', { token: c.cluster }))).hash).not.toBe(hash.hash);
-    const missing = await c.api('/api/templates/nope/download', { token: c.cluster });
+    expect((await readJson(await c.api('/api/templates/lobby/hash?software=PAPER', { token: c.master }))).hash).not.toBe(hash.hash);
+    const missing = await c.api('/api/templates/nope/download', { token: c.master });
     expect(missing.status).toBe(404);
     expect((await readJson(missing)).error).toBe('TEMPLATE_NOT_FOUND');
-    expect((await c.api('/api/templates/..%2Fetc/hash', { token: c.cluster })).status).toBe(400);
+    expect((await c.api('/api/templates/..%2Fetc/hash', { token: c.master })).status).toBe(400);
     expect((await c.api('/api/templates/lobby/hash?token=wrong', { token: null })).status).toBe(401);
     expect((await c.api('/api/templates/lobby/hash', { token: c.service })).status).toBe(403);
   });

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { templateArchiveHash, templateFiles } from '../../src/cluster/template-archive';
+import { templateArchiveHash, templateDigest, templateFiles } from '../../src/cluster/template-archive';
+import { digestDirectory } from '../../src/cluster/template-digest';
 import { zipStream } from '../../src/cluster/template-zip';
 import { deployBack } from '../../src/core/templates/deploy-back';
 import { hashDirectories } from '../../src/core/templates/hash';
@@ -65,5 +66,36 @@ describe('template archive and hash', () => {
     symlinkSync(join(h.outside, 'secret.txt'), join(root, 'lobby', 'b.txt'));
     expect(await zipped(zipStream(listed))).toEqual({ 'a.txt': 'a' });
     expectOutsideUntouched(h);
+  });
+});
+
+describe('template digest (what START_SERVICE names and the agent checks)', () => {
+  test('equals the digest of the unpacked ZIP, overlay laid over (PAPER) and the proxy overlay (VELOCITY); the reference hash cannot be checked there', async () => {
+    const root = tempDir('svc-digest-');
+    writeTree(join(root, 'lobby'), { 'server.properties': 'motd=lobby\n', 'shared.txt': 'lobby version', 'plugins/a.yml': 'a: 1\n' });
+    writeTree(join(root, 'global'), { 'shared.txt': 'global version', 'config/global.yml': 'g: 1\n' });
+    writeTree(join(root, 'global_proxy'), { 'velocity.toml': 'bind = "0.0.0.0:25577"\n' });
+    for (const software of ['PAPER', 'VELOCITY', 'CUSTOM'] as const) {
+      const bytes = new Uint8Array(await new Response(zipStream(templateFiles(root, 'lobby', software))).arrayBuffer());
+      const unpacked = tempDir('svc-digest-unpacked-');
+      for (const [name, data] of Object.entries(unzipSync(bytes))) writeTree(unpacked, { [name]: Buffer.from(data).toString('utf8') });
+      const digest = await templateDigest(root, 'lobby', software);
+      expect(await digestDirectory(unpacked)).toBe(digest);
+      // The reference hash covers `global` for a proxy and a replaced file twice: not what the ZIP carries.
+      if (software !== 'CUSTOM') expect(await hashDirectories([unpacked])).not.toBe(await templateArchiveHash(root, 'lobby', software));
+    }
+  });
+
+  test('frames each file: bytes moved between a path and its content, or between files, change it', async () => {
+    const a = tempDir('svc-digest-a-');
+    const b = tempDir('svc-digest-b-');
+    const c = tempDir('svc-digest-c-');
+    writeTree(a, { a: 'bc', d: 'ef' });
+    writeTree(b, { ab: 'c', d: 'ef' });
+    writeTree(c, { a: 'bcd', e: 'f' });
+    const digests = await Promise.all([a, b, c].map((dir) => digestDirectory(dir)));
+    expect(new Set(digests).size).toBe(3);
+    // The reference format cannot tell the first two apart (nothing separates a path from its bytes).
+    expect(await hashDirectories([a])).toBe(await hashDirectories([b]));
   });
 });

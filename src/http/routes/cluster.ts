@@ -11,6 +11,7 @@ import type { ClusterRuntime } from '../../cluster/runtime';
 import { templateArchiveHash, templateFiles } from '../../cluster/template-archive';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
+import { digestFiles } from '../../cluster/template-digest';
 
 const BootstrapSchema = t.Object({
   fingerprint: t.String({ description: 'SHA-256 of the certificate, colon-separated hex pairs' }),
@@ -136,7 +137,8 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
       handler: async ({ params, query }) => {
         const software = query.software ?? 'PAPER';
         const files = templateFiles(kernel.paths.templates, params.name, software);
-        const hash = await templateArchiveHash(kernel.paths.templates, params.name, software);
+        // The digest START_SERVICE names (template-digest.ts): an agent learns early that the template changed since.
+        const hash = await digestFiles(files);
         // The zip writer loads on the first template served, not at start.
         const { zipStream } = await import('../../cluster/template-zip');
         return new Response(zipStream(files), {
