@@ -353,6 +353,8 @@ export class Controller {
         root: join(paths.services, 'state'),
         groups,
         isDedicated: (name) => dedicated.get(name) !== undefined,
+        // A node syncs only the instances this says it runs (or last ran).
+        runningOn: (name) => services.get(name)?.nodeId,
         quotaBytes: () => config.cluster.sync_disk_quota_bytes,
         maxPushBytes: SERVER_BODY_CEILING,
         bus,

@@ -38,8 +38,9 @@ export const EVENT_CATALOGUE = {
   SCALE_UP: ev({ group: R, from: R, to: R, reason: R }),
   SCALE_DOWN: ev({ group: R, service: R, reason: R }),
   PLACEMENT_BLOCKED: ev({ group: R, reason: R }),
-  SYNC_COMPLETED: ev({ service: R, filesInManifest: R, filesReceived: R, bytesReceived: R, durationMs: R }),
-  SYNC_FAILED: ev({ service: R, reason: R }),
+  // A push replaces what a service runs from: audited with who pushed (api:node:<id> for an agent).
+  SYNC_COMPLETED: ev({ service: R, filesInManifest: R, filesReceived: R, bytesReceived: R, durationMs: R }, 'actor'),
+  SYNC_FAILED: ev({ service: R, reason: R }, 'actor'),
   PLAYER_CONNECTED: ev({ player: R, uuid: R, service: R }),
   PLAYER_DISCONNECTED: ev({ player: R, uuid: R, service: R }),
   PLAYER_SERVER_SWITCH: ev({ player: R, uuid: R, from: R, to: R }),

@@ -285,7 +285,7 @@ describe('push and pull with the client', () => {
     const error = await pushState({ ...connection(source), token: c.service }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateSyncError);
     expect((error as StateSyncError).status).toBe(403);
-    expect((error as StateSyncError).message).toContain('not the cluster token');
+    expect((error as StateSyncError).message).toContain('service tokens cannot sync state');
     const missing = await pullState(connection(join(scratch.dir, 'x'), 'Plain-1')).catch((e: unknown) => e);
     expect((missing as StateSyncError).message).toContain('sync.enabled = false');
     const away = await pullState({ ...connection(join(scratch.dir, 'x')), baseUrl: 'http://127.0.0.1:1' }).catch((e: unknown) => e);
@@ -370,10 +370,12 @@ describe('quota', () => {
     const service = 'Quota-1';
     const first = { 'a.txt': 'alpha' };
     expect((await pushRaw(service, [{ name: 'manifest', body: manifestOf(first) }, { name: 'file:a.txt', body: 'alpha' }])).status).toBe(200);
-    kernel.config.cluster.sync_disk_quota_bytes = kernel.stateSync.totalBytes() + 3;
+    const quota = kernel.config.cluster.sync_disk_quota_bytes;
+    const fits = { 'a.txt': 'alpha+++' };
+    // The push being checked counts with its manifest.
+    kernel.config.cluster.sync_disk_quota_bytes = kernel.stateSync.totalBytes() + 3 + encoder.encode(manifestOf(fits)).length;
     try {
       // Growing a.txt by 3 bytes fits exactly; one byte more does not.
-      const fits = { 'a.txt': 'alpha+++' };
       expect((await pushRaw(service, [{ name: 'manifest', body: manifestOf(fits) }, { name: 'file:a.txt', body: fits['a.txt'] }])).status).toBe(200);
       const over = { 'a.txt': 'alpha+++', 'b.txt': 'b' };
       const res = await pushRaw(service, [{ name: 'manifest', body: manifestOf(over) }, { name: 'file:b.txt', body: 'b' }]);
@@ -384,7 +386,7 @@ describe('quota', () => {
       expect(await snapshot(canonical(service))).toEqual({ 'a.txt': btoa('alpha+++') });
       expect(ofType('SYNC_FAILED', service).at(-1)!.data.reason).toContain('sync_disk_quota_bytes');
     } finally {
-      kernel.config.cluster.sync_disk_quota_bytes = 0;
+      kernel.config.cluster.sync_disk_quota_bytes = quota;
     }
     const metrics = parseExposition(await (await c.api('/api/metrics')).text());
     expect(metrics.families.get('svc_state_sync_bytes')!.type).toBe('gauge');

@@ -5,16 +5,20 @@ import type { Logger } from '../../log';
 import { RefusedEntry, split, TenantTree, type OpenedFile } from '../../core/tenancy/fs';
 import { SkipReport } from '../../core/tenancy/fs/report';
 import { HashCache } from './hash-cache';
-import { buildManifest, byPath, manifestProblem, type Manifest } from './manifest';
+import { buildManifest, byPath, MAX_MANIFEST_BYTES, manifestProblem, type Manifest } from './manifest';
 import { multipartBody } from './multipart-body';
 import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
 
 /**
- * The agent's side of state sync, over the controller's cluster-token routes:
+ * The agent's side of state sync, over the controller's state routes (an agent reaches them on
+ * the cluster's TLS port with its own node secret, through a fetch that trusts only the pinned
+ * certificate; the controller's own local sync over loopback with the master token):
  *
  *   pushState: local manifest → GET manifest → POST only the files whose hash differs,
  *              streamed from disk (multipart-body.ts)
- *   pullState: GET manifest → delete extras, download what differs (verified, temp + rename)
+ *   pullState: GET manifest → delete extras, download what differs; each file is written
+ *              beside its place and renamed over it only once its size and SHA-256 are the
+ *              manifest's (a file changed on the way never replaces anything)
  *
  * The local folder is a service's work dir, read and written by the tenant rule (tenancy/fs): a
  * push never follows a link nor opens a FIFO (what it leaves out is in `skipped` and the log),
@@ -27,9 +31,9 @@ import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface SyncConnection {
-  /** The controller's REST base, e.g. `http://10.0.0.1:8080`. */
+  /** Where the state routes are: `https://<pinned host>:<agent_port>` for an agent, the API's address for the controller itself. */
   baseUrl: string;
-  /** The cluster token. */
+  /** The bearer token: a node's own secret (an agent), the master token (the controller). */
   token: string;
   /** The service (`<Group>-<N>`). */
   service: string;
@@ -81,6 +85,8 @@ export class StateSyncError extends Error {
     message: string,
     readonly status?: number,
     readonly code?: string,
+    /** With a 429: the controller's Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'StateSyncError';
@@ -174,6 +180,12 @@ const filePath = (rel: string) => rel.split('/').map(encodeURIComponent).join('/
 /** How often an idempotent request refused with 429 is tried again (a pull of many files can meet the rate limit). */
 const RATE_LIMIT_RETRIES = 30;
 const MAX_RETRY_WAIT_MS = 60_000;
+/**
+ * How long a push refused with 429 (this node's other pushes fill its share, or the rate limit)
+ * is tried again, each time with a fresh body: about as long as a large push of another service
+ * takes.
+ */
+const PUSH_RETRY_FOR_MS = 15 * 60_000;
 
 async function call(options: SyncConnection, url: string, init: RequestInit, what: string): Promise<Response> {
   const doFetch = options.fetch ?? fetch;
@@ -217,40 +229,76 @@ async function refusal(response: Response, options: SyncConnection, what: string
   const hint = (() => {
     switch (response.status) {
       case 401:
-        return 'the controller did not accept the cluster token; use the [cluster] token of the controller';
+        return "the controller did not accept this node's secret (a revoked or forgotten node enrols again: remove data/node.json on the agent)";
       case 403:
-        return 'the token is not the cluster token (a service token cannot sync state)';
+        return 'this node may sync only the instances it runs or last ran, and only with its own secret (the cluster token and service tokens cannot sync state)';
       case 404:
-        return `check that ${options.service} belongs to a STATIC group with [group.sync] enabled = true`;
+        return `check that ${options.service} is an instance of a STATIC group with [group.sync] enabled = true, placed on this node`;
       case 409:
         return 'another push for this service is in flight; retry when it has finished';
       case 413:
         return 'the request is larger than the controller accepts; push with a smaller maxRequestBytes';
       case 429:
-        return "the controller's rate limit ([api] service_rate_limit) was hit; try again later";
+        return "this node's share of concurrent pushes, or the controller's rate limit ([api] service_rate_limit), was used up; try again later";
       case 507:
         return 'the controller is out of state-sync quota';
       default:
         return null;
     }
   })();
-  return new StateSyncError(`${what} for ${options.service} failed: ${said}${hint ? ` (${hint})` : ''}`, response.status, code || undefined);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new StateSyncError(`${what} for ${options.service} failed: ${said}${hint ? ` (${hint})` : ''}`, response.status, code || undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 60) : undefined);
 }
 
 async function fetchManifest(options: SyncConnection): Promise<Manifest> {
   const response = await call(options, serviceUrl(options, 'manifest'), { method: 'GET' }, 'reading the state manifest');
-  const body: unknown = await response.json().catch(() => null);
+  const text = await readCapped(response, MAX_MANIFEST_BYTES);
+  if (text === null) throw new StateSyncError(`reading the state manifest for ${options.service}: the answer is larger than ${MAX_MANIFEST_BYTES} bytes; refused`);
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Named below.
+  }
   const problem = manifestProblem(body);
   if (problem) throw new StateSyncError(`reading the state manifest for ${options.service}: the controller's answer is not a manifest (${problem})`);
   return body as Manifest;
 }
 
+/** The body as text, or null once it passes `limit` bytes (the rest is not read). */
+async function readCapped(response: Response, limit: number): Promise<string | null> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function postPush(options: SyncConnection, tree: TenantTree | null, manifest: Manifest, files: readonly string[]): Promise<{ filesReceived: number; bytesReceived: number; filesInManifest: number }> {
-  const { body, contentType } = multipartBody([
-    { name: MANIFEST_PART, text: JSON.stringify(manifest) },
-    ...files.map((rel) => ({ name: `${FILE_PART_PREFIX}${rel}`, filename: basename(rel), open: () => openForPush(options, tree, rel) })),
-  ]);
-  const response = await call(options, serviceUrl(options, 'sync'), { method: 'POST', body, headers: { 'content-type': contentType } }, 'pushing the state');
+  const deadline = Date.now() + PUSH_RETRY_FOR_MS;
+  let response: Response;
+  for (let wait = 1000; ; wait = Math.min(wait * 2, 10_000)) {
+    // A fresh body each try: a streamed body is sent once.
+    const { body, contentType } = multipartBody([
+      { name: MANIFEST_PART, text: JSON.stringify(manifest) },
+      ...files.map((rel) => ({ name: `${FILE_PART_PREFIX}${rel}`, filename: basename(rel), open: () => openForPush(options, tree, rel) })),
+    ]);
+    try {
+      response = await call(options, serviceUrl(options, 'sync'), { method: 'POST', body, headers: { 'content-type': contentType } }, 'pushing the state');
+      break;
+    } catch (error) {
+      await body.cancel().catch(() => undefined);
+      if (!(error instanceof StateSyncError) || error.status !== 429 || Date.now() + wait > deadline) throw error;
+      await Bun.sleep(Math.max(wait, (error.retryAfterSeconds ?? 0) * 1000));
+    }
+  }
   const answer = (await response.json()) as { filesReceived?: unknown; bytesReceived?: unknown; filesInManifest?: unknown };
   const number = (v: unknown) => (typeof v === 'number' ? v : 0);
   return { filesReceived: number(answer.filesReceived), bytesReceived: number(answer.bytesReceived), filesInManifest: number(answer.filesInManifest) };

@@ -25,6 +25,13 @@ export type Manifest = Static<typeof ManifestSchema>;
 /** Largest manifest accepted (a million files). */
 export const MAX_MANIFEST_FILES = 1_000_000;
 
+/**
+ * Largest manifest as JSON, either way (a push's `manifest` part, the answer of GET manifest):
+ * it is parsed whole, which takes several times its size in memory. 32 MiB is about 150,000
+ * files with long paths, or 250,000 with short ones.
+ */
+export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+
 /** Paths sort by UTF-16 code units, as JavaScript and Java sort strings. */
 export const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -4,22 +4,22 @@ import { createBreather } from '../../core/templates/breather';
 import type { ExcludeMatcher } from '../../core/templates/deploy-excludes';
 import { ApiError } from '../../errors';
 import type { HashCache } from './hash-cache';
-import { manifestProblem, sortedManifest, type Manifest } from './manifest';
+import { MAX_MANIFEST_BYTES, manifestProblem, sortedManifest, type Manifest } from './manifest';
 import type { MultipartReader } from '../../core/files/multipart';
 import { seedFile, StagedFile } from './stage';
 import { FILE_PART_PREFIX, MANIFEST_PART } from './wire';
 
-/** Largest `manifest` part (JSON of about a million entries). */
-export const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
-
+export { MAX_MANIFEST_BYTES };
 
 const invalid = (message: string) => new ApiError('VALIDATION_FAILED', message);
 
 /**
  * Reads the first part, which must be `manifest` (JSON `{files:{rel:{sha256,size}}}`), and
  * checks it. Entries the group's excludes match are dropped: excluded paths are never kept.
+ * The part is held whole to be parsed, so it is refused past MAX_MANIFEST_BYTES as it arrives
+ * (parsing JSON takes several times its size); `partBytes` is what it took.
  */
-export async function readManifestPart(reader: MultipartReader, exclude: ExcludeMatcher): Promise<Manifest> {
+export async function readManifestPart(reader: MultipartReader, exclude: ExcludeMatcher): Promise<{ manifest: Manifest; partBytes: number }> {
   const head = await reader.nextPart();
   if (head === null) throw invalid(`the push has no parts; the first part must be "${MANIFEST_PART}"`);
   if (head.name !== MANIFEST_PART) throw invalid(`the first part must be "${MANIFEST_PART}" (the JSON manifest), got "${head.name.slice(0, 200)}"`);
@@ -27,7 +27,9 @@ export async function readManifestPart(reader: MultipartReader, exclude: Exclude
   let size = 0;
   for await (const chunk of reader.body()) {
     size += chunk.byteLength;
-    if (size > MAX_MANIFEST_BYTES) throw invalid(`the manifest part is larger than ${MAX_MANIFEST_BYTES} bytes`);
+    if (size > MAX_MANIFEST_BYTES) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `the manifest part is larger than ${MAX_MANIFEST_BYTES} bytes (${MAX_MANIFEST_BYTES / 1048576} MiB): exclude what need not move with the service ([group.sync] excludes), or keep fewer files`);
+    }
     chunks.push(chunk);
   }
   let parsed: unknown;
@@ -42,7 +44,7 @@ export async function readManifestPart(reader: MultipartReader, exclude: Exclude
   for (const [rel, entry] of Object.entries((parsed as Manifest).files)) {
     if (!exclude(rel)) files[rel] = { sha256: entry.sha256, size: entry.size };
   }
-  return sortedManifest(files);
+  return { manifest: sortedManifest(files), partBytes: size };
 }
 
 export interface ReceiveInput {

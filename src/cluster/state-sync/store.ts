@@ -14,6 +14,7 @@ import { KeyedLock } from './keyed-lock';
 import { buildManifest, listFiles, manifestBytes, type Manifest } from './manifest';
 import { MultipartReader, boundaryOf } from '../../core/files/multipart';
 import { PushStats } from './push-stats';
+import { LastNodes } from './last-nodes';
 import { loadHashes, saveHashes, tidyHashes } from './saved-hashes';
 import { readManifestPart, receiveFiles } from './receive-push';
 import { openFileStream } from './file-stream';
@@ -36,10 +37,25 @@ export interface PushResult {
   filesInManifest: number;
 }
 
+/**
+ * Who asks: an operator (the master token, an admin) reaches every syncing instance; an agent
+ * node (`node`, from its own secret) only the instances the registry says it runs or last ran.
+ */
+export interface SyncCaller {
+  actor: Actor;
+  /** The node id behind a node's own secret; absent for operators. */
+  node?: string;
+}
+
+/** Pushes one node may have in flight at once; more are refused with 429 (the agent retries them in turn). */
+export const MAX_PUSHES_PER_NODE = 4;
+
 export interface StateSyncOptions {
   /** `<services dir>/state`: one canonical copy per service, by name. */
   root: string;
   groups: { get(name: string): Group | undefined };
+  /** The node the registry says runs `service` now (`local`: this machine); undefined when it is not a registered instance. */
+  runningOn?: (service: string) => string | undefined;
   /** Dedicated services are never synced, even when their name looks like `<Group>-<N>`. */
   isDedicated?: (name: string) => boolean;
   /** `[cluster] sync_disk_quota_bytes`, read at each push; 0 = unlimited. */
@@ -76,6 +92,9 @@ export class StateSync {
   private readonly sizes = new Map<string, number>();
   private readonly outcomes = new Map<PushOutcome, number>(PUSH_RESULTS.map((r) => [r, 0]));
   private readonly stats: PushStats;
+  private readonly lastNodes: LastNodes;
+  /** Pushes in flight per node. */
+  private readonly nodePushes = new Map<string, number>();
 
   constructor(private readonly options: StateSyncOptions) {
     this.root = options.root;
@@ -84,6 +103,7 @@ export class StateSync {
     tidyHashes(this.root);
     for (const name of this.copies()) loadHashes(this.root, name, this.cache, canonicalPath(this.root, name));
     this.stats = new PushStats(this.root, options.log);
+    this.lastNodes = new LastNodes(this.root, options.log);
     this.ready = this.measureAll().catch((error: unknown) => options.log.error({ err: error }, 'could not measure the state-sync canonical copies'));
     // Hashes are brought up to date in the background, so the first manifest after a start is quick.
     void this.ready.then(() => this.warm()).catch((error: unknown) => options.log.warn({ err: error }, 'could not pre-hash the state-sync canonical copies'));
@@ -107,8 +127,31 @@ export class StateSync {
   }
 
   /** The manifest of a service's canonical copy; empty `files` before the first push. */
-  async manifest(service: string): Promise<Manifest> {
-    return this.manifestOf(this.target(service));
+  async manifest(service: string, caller?: SyncCaller): Promise<Manifest> {
+    const target = this.target(service);
+    this.authorize(service, caller);
+    return this.manifestOf(target);
+  }
+
+  /**
+   * A node reaches only the instances the registry says it runs, or (no record now) last ran:
+   * FORBIDDEN when another node (or this machine) has it, SERVICE_NOT_FOUND when it is no
+   * registered instance at all. Operators reach every syncing instance. Whatever the registry
+   * says is remembered as the instance's last node.
+   */
+  private authorize(service: string, caller: SyncCaller | undefined): void {
+    const current = this.options.runningOn?.(service);
+    if (current !== undefined) this.lastNodes.record(service, current);
+    const node = caller?.node;
+    if (node === undefined) return;
+    const owner = current ?? this.lastNodes.get(service);
+    const where = (id: string) => (id === 'local' ? "the controller's own machine" : `node ${id}`);
+    if (owner === undefined) {
+      throw new ApiError('SERVICE_NOT_FOUND', `${service} is not a registered instance: node ${node} may sync the state of the instances it runs or last ran only`);
+    }
+    if (owner !== node) {
+      throw new ApiError('FORBIDDEN', `${service} ${current !== undefined ? 'runs' : 'last ran'} on ${where(owner)}, not on node ${node}: a node syncs the state of its own instances only`);
+    }
   }
 
   /**
@@ -117,8 +160,9 @@ export class StateSync {
    * the swap lock, so a push committing meanwhile never yields half of one copy and half of
    * the other.
    */
-  async openFile(service: string, rel: string): Promise<{ stream: ReadableStream<Uint8Array>; size: number }> {
+  async openFile(service: string, rel: string, caller?: SyncCaller): Promise<{ stream: ReadableStream<Uint8Array>; size: number }> {
     const target = this.target(service);
+    this.authorize(service, caller);
     const shown = JSON.stringify(rel.slice(0, 200));
     return this.swapLock.run(service, async () => {
       const found = confinedFile(target.canonical, rel);
@@ -143,15 +187,32 @@ export class StateSync {
    * manifest, then a `file:<rel>` part per file the controller does not have. Committed
    * atomically or not at all. Refused with SERVICE_NOT_READY (409) while another push for the
    * service is in flight, PAYLOAD_TOO_LARGE with status 507 past the quota, VALIDATION_FAILED
-   * (400) naming the file for anything wrong with the body.
+   * (400) naming the file for anything wrong with the body. A node pushes only its own
+   * instances (FORBIDDEN / SERVICE_NOT_FOUND, see authorize) and at most MAX_PUSHES_PER_NODE at
+   * once (RATE_LIMITED, 429). Every push and every refusal is an event with the caller as
+   * actor (`api:node:<id>` for a node), so the audit log names who pushed.
    */
-  async push(service: string, body: ReadableStream<Uint8Array> | null, contentType: string | null, actor: Actor = 'system'): Promise<PushResult> {
+  async push(service: string, body: ReadableStream<Uint8Array> | null, contentType: string | null, caller: SyncCaller = { actor: 'system' }): Promise<PushResult> {
+    const { actor, node } = caller;
     const target = this.target(service);
+    try {
+      this.authorize(service, caller);
+    } catch (error) {
+      this.fail(service, 'failed', (error as Error).message, actor);
+      throw error;
+    }
     if (this.inFlight.has(service)) {
       const error = new ApiError('SERVICE_NOT_READY', `a state push for ${service} is already in flight; retry when it has finished`);
       this.fail(service, 'conflict', error.message, actor);
       throw error;
     }
+    const nodePushes = node === undefined ? 0 : (this.nodePushes.get(node) ?? 0);
+    if (node !== undefined && nodePushes >= MAX_PUSHES_PER_NODE) {
+      const error = new ApiError('RATE_LIMITED', `node ${node} has ${nodePushes} state pushes in flight, the most one node may have at once (${MAX_PUSHES_PER_NODE}); retry when one has finished`, 429, { 'retry-after': '1' });
+      this.fail(service, 'conflict', error.message, actor);
+      throw error;
+    }
+    if (node !== undefined) this.nodePushes.set(node, nodePushes + 1);
     this.inFlight.set(service, 0);
     const started = performance.now();
     let stage: string | null = null;
@@ -163,11 +224,12 @@ export class StateSync {
       const boundary = boundaryOf(contentType);
       if (!boundary || !body) throw new ApiError('VALIDATION_FAILED', 'send the push as multipart/form-data (a "manifest" part, then "file:<path>" parts)');
       reader = new MultipartReader(body, boundary, this.options.maxPushBytes);
-      const manifest = await readManifestPart(reader, target.exclude);
+      const { manifest, partBytes } = await readManifestPart(reader, target.exclude);
       const size = manifestBytes(manifest);
       this.inFlight.set(service, size);
       await this.ready;
-      this.checkQuota(service, size);
+      // The manifest counts too: the controller keeps a hash table of about its size beside the copy.
+      this.checkQuota(service, size + partBytes);
       const current = await currentManifest;
       stage = createStage(this.root, service);
       const received = await receiveFiles({ reader, manifest, current, canonical: target.canonical, stage, exclude: target.exclude, cache: this.cache });
@@ -201,6 +263,11 @@ export class StateSync {
       throw error;
     } finally {
       this.inFlight.delete(service);
+      if (node !== undefined) {
+        const left = (this.nodePushes.get(node) ?? 1) - 1;
+        if (left > 0) this.nodePushes.set(node, left);
+        else this.nodePushes.delete(node);
+      }
     }
   }
 

@@ -6,6 +6,8 @@ import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { SERVER_BODY_CEILING } from '../server';
+import type { Principal } from '../auth';
+import { MAX_PUSHES_PER_NODE, type SyncCaller } from '../../cluster/state-sync/store';
 
 /** `<Group>-<N>`: a group name (GROUP_NAME) and an instance number from 1. */
 const SERVICE_NAME = '^[a-zA-Z0-9_-]{1,64}-[1-9][0-9]{0,8}$';
@@ -25,10 +27,17 @@ const PushResponse = t.Object({
 });
 const Err = ErrorBodySchema;
 
+/** Who calls: a node (its own secret) reaches its own instances only; operators every one. */
+const callerOf = (principal: Principal | null, actor: SyncCaller['actor']): SyncCaller => (principal?.kind === 'node' && principal.node ? { actor, node: principal.node } : { actor });
+
 /**
- * State sync (cluster token; also `?token=` for legacy agents): the canonical copy of a STATIC
- * service's work dir on the controller, so the service can move between nodes. Agents read
- * the manifest, download files, and push their dir (see src/cluster/state-sync/client.ts).
+ * State sync: the canonical copy of a STATIC service's work dir on the controller, so the
+ * service can move between nodes. Agents read the manifest, download files, and push their dir
+ * (see src/cluster/state-sync/client.ts) with their own node secret (bearer, or `?token=`),
+ * on the cluster's TLS port (cluster/data-path.ts) as on the API port; a node reaches the
+ * instances the registry says it runs or last ran; the master token and admins reach every
+ * instance. The cluster token still opens them (enrolment: true) until agents present their
+ * node secret.
  */
 export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
   const { stateSync } = kernel;
@@ -43,8 +52,8 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'cluster',
       summary: "Manifest of the service's canonical state copy: {files: {path: {sha256, size}}}, empty before the first push; sync.excludes never listed",
       params: Name,
-      response: { 200: ManifestSchema, 400: Err, 404: Err },
-      handler: ({ params }) => stateSync.manifest(params.name),
+      response: { 200: ManifestSchema, 400: Err, 403: Err, 404: Err },
+      handler: ({ params, principal, actor }) => stateSync.manifest(params.name, callerOf(principal, actor)),
     }),
     defineRoute({
       method: 'GET',
@@ -56,9 +65,9 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'cluster',
       summary: 'Raw bytes of one file of the canonical state copy; PATH_TRAVERSAL for paths leaving it, PATH_NOT_FOUND when missing',
       params: FileParams,
-      response: { 200: t.String({ contentMediaType: 'application/octet-stream', description: 'the file' }), 400: Err, 404: Err },
-      handler: async ({ params }) => {
-        const { stream, size } = await stateSync.openFile(params.name, decodePath((params as { '*'?: unknown })['*']));
+      response: { 200: t.String({ contentMediaType: 'application/octet-stream', description: 'the file' }), 400: Err, 403: Err, 404: Err },
+      handler: async ({ params, principal, actor }) => {
+        const { stream, size } = await stateSync.openFile(params.name, decodePath((params as { '*'?: unknown })['*']), callerOf(principal, actor));
         return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) } });
       },
     }),
@@ -71,12 +80,12 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       queryToken: true,
       tag: 'cluster',
       summary:
-        'Push the state: multipart/form-data with a "manifest" part (the full desired manifest) first, then a "file:<path>" part per file the controller lacks; committed atomically. 409 while another push for the service is in flight, 507 over [cluster] sync_disk_quota_bytes',
+        `Push the state: multipart/form-data with a "manifest" part (the full desired manifest, at most 32 MiB) first, then a "file:<path>" part per file the controller lacks; committed atomically and audited with the caller. 403/404 for an instance the calling node does not run, 409 while another push for the service is in flight, 429 past ${MAX_PUSHES_PER_NODE} pushes in flight from one node, 507 over [cluster] sync_disk_quota_bytes`,
       params: Name,
       bodyLimit: SERVER_BODY_CEILING,
       rawBody: { contentType: 'multipart/form-data' },
-      response: { 200: PushResponse, 400: Err, 404: Err, 409: Err, 413: Err, 507: Err },
-      handler: ({ params, request, actor }) => stateSync.push(params.name, request.body, request.headers.get('content-type'), actor),
+      response: { 200: PushResponse, 400: Err, 403: Err, 404: Err, 409: Err, 413: Err, 429: Err, 507: Err },
+      handler: ({ params, request, principal, actor }) => stateSync.push(params.name, request.body, request.headers.get('content-type'), callerOf(principal, actor)),
     }),
   ];
 }

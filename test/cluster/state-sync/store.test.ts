@@ -30,10 +30,12 @@ function store(root: string, quota = 0): { sync: StateSync; events: SvcEvent[] }
 
 const sha256 = (data: string) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
 
+const manifestText = (files: Record<string, string>) => JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([rel, text]) => [rel, { sha256: sha256(text), size: Buffer.byteLength(text) }])) });
+
 /** A push body as the client builds it: FormData → a multipart stream. */
 function body(files: Record<string, string>, upload: readonly string[]): { stream: ReadableStream<Uint8Array>; type: string } {
   const form = new FormData();
-  form.append('manifest', JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([rel, text]) => [rel, { sha256: sha256(text), size: Buffer.byteLength(text) }])) }));
+  form.append('manifest', manifestText(files));
   for (const rel of upload) form.append(`file:${rel}`, new Blob([files[rel]!]), 'x');
   const request = new Request('http://local/', { method: 'POST', body: form });
   return { stream: request.body!, type: request.headers.get('content-type')! };
@@ -129,9 +131,10 @@ describe('push', () => {
     expect(existsSync(join(root, 'Survival-1', 'logs'))).toBe(false);
   });
 
-  test('the quota counts the other copies and this push; 507 leaves everything as it was', async () => {
+  test('the quota counts the other copies and this push, its manifest included; 507 leaves everything as it was', async () => {
     const root = join(scratch.dir, 'quota');
-    const { sync, events } = store(root, 20);
+    // Two copies of 10 bytes, plus the manifest of the push being checked.
+    const { sync, events } = store(root, 20 + Buffer.byteLength(manifestText({ 'a.txt': '0123456789' })));
     await push(sync, 'Survival-1', { 'a.txt': '0123456789' });
     await push(sync, 'Survival-2', { 'a.txt': '0123456789' });
     const error = await push(sync, 'Survival-2', { 'a.txt': '0123456789', 'b.txt': 'x' }, ['b.txt']).catch((e: unknown) => e);
