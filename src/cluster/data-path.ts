@@ -20,6 +20,9 @@ export function isAgentDataPath(pathname: string): boolean {
 
 /** Hands a data request to the API; 503 with the error body while the API is not listening (the cluster starts first). */
 export function serveDataPath(request: Request, ip: string | undefined, api: ApiHandler | undefined): Promise<Response> | Response {
+  // Agents reach this port directly (a proxy that ended TLS would break their pin): a forwarded
+  // address here is only the caller's claim, never its address for the rate limits.
+  request.headers.delete('x-forwarded-for');
   if (api) return api(request, ip);
   return Response.json(
     { success: false, message: "the controller's API is not serving yet (it starts after the cluster server, and [api] enabled = false never starts it); retry shortly", error: 'SERVICE_UNAVAILABLE' },
