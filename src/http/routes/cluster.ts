@@ -4,12 +4,11 @@ import type { Kernel } from '../../kernel';
 import { ApiError } from '../../errors';
 import { SOFTWARE_NAMES } from '../../core/software/kinds';
 import { ServiceViewSchema, serviceView } from '../../core/services/view';
-import { SystemInfoSchema, withRuntimeAliases } from '../../core/info/system-facts';
-import { formatMemory } from '../../core/software/memory';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { ClusterRuntime } from '../../cluster/runtime';
 import { templateArchiveHash, templateFiles } from '../../cluster/template-archive';
 import { defineRoute, type AnyRoute } from '../route';
+import { nodeRoutes } from './nodes';
 import { ErrorBodySchema } from '../schemas';
 import { digestFiles } from '../../cluster/template-digest';
 
@@ -19,29 +18,6 @@ const BootstrapSchema = t.Object({
   wsUrl: t.String(),
   validUntil: t.String({ description: 'ISO-8601' }),
   sans: t.Array(t.String()),
-});
-
-/**
- * A node's system facts in the controller info's shape. An agent does not report its own
- * process load, so `processCpuLoad` is -1 (the dashboard's "not available": it hides the row).
- */
-const NodeSystemSchema = SystemInfoSchema;
-
-const NodeSchema = t.Object({
-  nodeId: t.String(),
-  host: t.String(),
-  maxMemory: t.String({ description: 'the memory its services may take together, as svc.toml writes it: "8G", "1536M"' }),
-  maxMemoryMb: t.Integer({ description: 'the same in MB' }),
-  maxServices: t.Integer(),
-  currentServices: t.Integer(),
-  cpuUsage: t.Number(),
-  memoryUsedMb: t.Integer(),
-  memoryTotalMb: t.Integer(),
-  isConnected: t.Boolean(),
-  agentVersion: t.String(),
-  lastHeartbeat: t.String({ description: 'ISO-8601' }),
-  services: t.Array(t.String(), { description: 'the names of the services placed on it (GET /api/services?… has their records, with nodeId)' }),
-  system: NodeSystemSchema,
 });
 
 const TemplateQuery = t.Object({
@@ -72,39 +48,8 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
         return runtime.bootstrap();
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/nodes',
-      auth: 'admin',
-      permission: 'svc.dashboard.nodes.view',
-      tag: 'cluster',
-      summary: 'Every agent node (connected, or away and not yet failed) with its system facts and its services',
-      response: { 200: t.Object({ nodes: t.Array(NodeSchema), total: t.Integer() }), 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema },
-      handler: () => {
-        const runtime = requireCluster(kernel);
-        const all = kernel.services.all();
-        const nodes = runtime.cluster.list().map((node) => {
-          const services = all.filter((s) => s.nodeId === node.nodeId).map((s) => s.name);
-          return {
-            nodeId: node.nodeId,
-            host: node.host,
-            maxMemory: formatMemory(node.maxMemoryMb),
-            maxMemoryMb: node.maxMemoryMb,
-            maxServices: node.maxServices,
-            currentServices: services.length,
-            cpuUsage: node.cpuUsage,
-            memoryUsedMb: node.memoryUsedMb,
-            memoryTotalMb: node.memoryTotalMb,
-            isConnected: node.connected,
-            agentVersion: node.agentVersion,
-            lastHeartbeat: new Date(node.lastHeartbeat).toISOString(),
-            services,
-            system: withRuntimeAliases({ ...node.system, processCpuLoad: -1 }),
-          };
-        });
-        return { nodes, total: nodes.length };
-      },
-    }),
+    // The nodes: listing, revocation, forgetting, hosts (nodes.ts).
+    ...nodeRoutes(kernel),
     defineRoute({
       method: 'POST',
       path: '/api/services/:name/migrate',
@@ -126,7 +71,6 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/templates/:name/download',
       auth: 'cluster',
-      enrolment: true,
       machineOnly: true,
       queryToken: true,
       tag: 'cluster',
@@ -150,7 +94,6 @@ export function clusterRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/templates/:name/hash',
       auth: 'cluster',
-      enrolment: true,
       machineOnly: true,
       queryToken: true,
       tag: 'cluster',
