@@ -5,13 +5,19 @@ import { parseControllerMessage, PROTOCOL_VERSION, type AgentMessage, type Contr
 import type { AgentConfig } from './config';
 import { maxMemoryMb } from './config';
 import type { LocalServices } from './local-services';
+import type { NodeIdentity } from './identity';
+import { OPERATOR_REFUSALS } from '../cluster/identity/login';
 import { openChannel, type Pinned } from './trust';
 
 export interface AgentTiming {
   /** First reconnect wait; doubles up to maxBackoffMs. */
   backoffMs: number;
   maxBackoffMs: number;
+  /** The wait after a refusal only the operator can fix (a revoked node, an unknown secret, a wrong token); default 60 s. */
+  refusedRetryMs?: number;
 }
+
+const REFUSED_RETRY_MS = 60_000;
 
 /** Lines of one service collected within a tick are sent as one frame. */
 const MAX_LINES_PER_FRAME = 500;
@@ -33,6 +39,10 @@ export class AgentConnection {
   private flushScheduled = false;
   /** Set when the controller refuses us for a reason retrying will not fix by itself. */
   lastRefusal: string | null = null;
+  /** The controller's word for the last refusal (AUTH_RESPONSE `refusal`: revoked, unknown-secret, enrolled, in-use, …). */
+  refusal: string | null = null;
+  /** The next retry waits refusedRetryMs: the operator has to act first. */
+  private slowRetry = false;
 
   constructor(
     private readonly config: AgentConfig,
@@ -43,6 +53,8 @@ export class AgentConnection {
     private readonly onShutdown: (reason: string) => void = () => undefined,
     /** The controller's version and release feed, at each login (self-update follows it). */
     private readonly onControllerVersion: (version: string | undefined, release: { feedUrl: string; publicKey: string } | undefined) => void = () => undefined,
+    /** This node's own secret (data/node.json); without it every login presents the cluster token, as agents before enrolment did. */
+    private readonly identity?: NodeIdentity,
   ) {
     this.backoffMs = timing.backoffMs;
   }
@@ -100,10 +112,13 @@ export class AgentConnection {
     const socket = new WebSocket(channel.wsUrl, (channel.tls ? { tls: channel.tls } : {}) as ConstructorParameters<typeof WebSocket>[1]);
     this.socket = socket;
     socket.addEventListener('open', () => {
+      // The node's secret as its file holds it now; the cluster token only while there is none (an enrolment).
+      this.identity?.reload();
+      this.slowRetry = false;
       this.send({
         type: 'AUTH_REQUEST',
         protocolVersion: PROTOCOL_VERSION,
-        token: this.config.agent.token,
+        token: this.identity?.loginToken(this.config.agent.token) ?? this.config.agent.token,
         nodeName: this.config.agent.node_name,
         agentVersion: VERSION,
         bunVersion: Bun.version,
@@ -144,8 +159,9 @@ export class AgentConnection {
       if (this.silenceTimer) clearTimeout(this.silenceTimer);
       if (this.closed) return;
       if (wasAccepted) this.backoffMs = this.timing.backoffMs;
-      this.log.warn({ code: event.code, reason: event.reason }, `disconnected from the controller; retrying in ${Math.round(this.backoffMs / 1000)} s`);
-      this.reconnectTimer = setTimeout(() => this.connect(), this.backoffMs);
+      const wait = this.slowRetry ? Math.max(this.backoffMs, this.timing.refusedRetryMs ?? REFUSED_RETRY_MS) : this.backoffMs;
+      this.log.warn({ code: event.code, reason: event.reason }, `disconnected from the controller; retrying in ${Math.round(wait / 1000)} s`);
+      this.reconnectTimer = setTimeout(() => this.connect(), wait);
       this.backoffMs = Math.min(this.timing.maxBackoffMs, this.backoffMs * 2);
     });
   }
@@ -159,13 +175,15 @@ export class AgentConnection {
   private async handle(message: ControllerMessage): Promise<void> {
     switch (message.type) {
       case 'AUTH_RESPONSE':
-        if (!message.accepted) {
-          this.lastRefusal = message.reason;
-          this.log.error(`the controller refused this agent: ${message.reason}`);
-          return;
+        if (!message.accepted) return this.refused(message.reason, message.refusal);
+        // An enrolment: the secret is kept before anything else happens on this session.
+        if (message.nodeSecret && this.identity) {
+          const saved = this.identity.save(message.nodeSecret);
+          if (saved) this.log.info({ nodeId: message.nodeId }, 'enrolled: this node logs in with its own secret from now on (data/node.json)');
         }
         this.accepted = true;
         this.lastRefusal = null;
+        this.refusal = null;
         this.heartbeatIntervalMs = message.heartbeatInterval;
         this.alive();
         this.log.info({ nodeId: message.nodeId, services: this.services.count }, 'connected to the controller');
@@ -197,6 +215,27 @@ export class AgentConnection {
         this.log.warn(`the controller asked this agent to shut down: ${message.reason}`);
         return this.onShutdown(message.reason);
     }
+  }
+
+  /**
+   * A refused login. A refused secret is never swapped for the cluster token here: that would
+   * undo the operator's revocation. What the operator has to do is said, and retries slow down.
+   */
+  private refused(reason: string, refusal: string | undefined): void {
+    this.lastRefusal = reason;
+    this.refusal = refusal ?? null;
+    this.slowRetry = refusal !== undefined && (OPERATOR_REFUSALS.has(refusal) || refusal === 'rate-limited');
+    const nodeId = this.config.agent.node_name;
+    const heldSecret = this.identity?.secret() != null;
+    let advice = '';
+    if (refusal === 'revoked') {
+      advice = `: node ${nodeId} was revoked on the controller. This agent does not fall back to the cluster token. To bring it back, the operator runs \`nodes forget ${nodeId}\` on the controller and deletes data/node.json here`;
+    } else if (refusal === 'unknown-secret' || refusal === 'secret-of-another-node') {
+      advice = `: the controller does not accept this node's secret (data/node.json). This agent does not fall back to the cluster token. If the node was forgotten on purpose, delete data/node.json here to enrol again`;
+    } else if (refusal === 'enrolled' && !heldSecret) {
+      advice = `: node ${nodeId} is enrolled, but this agent has no secret for it (data/node.json missing or unreadable). Restore the file, or revoke and forget the node on the controller so it enrols again`;
+    }
+    this.log.error({ refusal: refusal ?? 'unspecified' }, `the controller refused this agent: ${reason}${advice}`);
   }
 
   private heartbeat(): void {

@@ -6,6 +6,7 @@ import { establishTrust, openChannel, TrustError, type Pinned } from './trust';
 import { TemplateCache } from './template-cache';
 import { LocalServices } from './local-services';
 import { AgentConnection, type AgentTiming } from './agent';
+import { NodeIdentity } from './identity';
 import { AgentSelfUpdate } from './self-update';
 import { pullState, pushState } from '../cluster/state-sync/client';
 import { logIsolation, startIsolation, type Isolation } from '../core/isolation';
@@ -15,6 +16,8 @@ export interface RunningAgent {
   /** How this node's services are isolated, resolved at start ([services] isolation in agent.toml). */
   readonly isolation: Isolation;
   readonly connection: AgentConnection;
+  /** This node's own secret (`identity.secret()`), for the channel and the cluster routes. */
+  readonly identity: NodeIdentity;
   readonly services: LocalServices;
   readonly log: Logger;
   /** Leaves the services running (they are re-attached next start) unless `stopServices`. */
@@ -55,6 +58,8 @@ export async function startAgent(options: {
   for (const warning of warnings) log.warn(warning);
   const dataDir = join(options.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
+  // This node's own secret once it has enrolled (data/node.json); the cluster token only enrols it.
+  const identity = new NodeIdentity(join(dataDir, 'node.json'), config.agent.node_name, log);
   const isolated = await startIsolation({
     setting: config.services.isolation,
     uidBase: config.services.isolation_uid_base,
@@ -110,12 +115,13 @@ export async function startAgent(options: {
       options.onRestart?.(reason);
     },
   });
-  connection = new AgentConnection(config, pinned, services, log.child({ area: 'agent' }), options.timing, options.onShutdown, (version, release) => updates.consider(version, release));
+  connection = new AgentConnection(config, pinned, services, log.child({ area: 'agent' }), options.timing, options.onShutdown, (version, release) => updates.consider(version, release), identity);
   connection.start();
   return {
     config,
     isolation: isolated.isolation,
     connection,
+    identity,
     services,
     log,
     async stop(stopOptions = {}) {
