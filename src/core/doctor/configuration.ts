@@ -2,7 +2,27 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema';
 import type { TokenSource } from '../../config/token-source';
+import { secretEquals } from '../../http/auth';
 import { fail, info, ok, warn, type Finding } from './model';
+
+/** Below these a cluster token can be guessed or brute-forced (it enrols nodes, which run what the controller sends). */
+export const CLUSTER_TOKEN_MIN_LENGTH = 24;
+export const CLUSTER_TOKEN_MIN_DISTINCT = 10;
+
+/**
+ * The cluster token: a node holding it may enrol and receive game servers to run, so it must be
+ * hard to guess, and never the master token (every agent machine would hold the operator's key).
+ */
+export function clusterTokenFindings(clusterToken: string, masterToken: string): ReturnType<typeof configurationFindings> {
+  const generate = 'generate one, e.g. `openssl rand -base64 32`, and set it in [cluster] token (or SVC_CLUSTER_TOKEN) and each new agent\'s agent.toml';
+  if (masterToken !== '' && secretEquals(clusterToken, masterToken)) {
+    return [fail('[cluster] token equals the master token: every agent machine holds the operator\'s key to the whole API', `choose a different cluster token: ${generate}`)];
+  }
+  const distinct = new Set(clusterToken).size;
+  if (clusterToken.length < CLUSTER_TOKEN_MIN_LENGTH) return [warn(`[cluster] token is weak: ${clusterToken.length} characters (at least ${CLUSTER_TOKEN_MIN_LENGTH} wanted)`, generate)];
+  if (distinct < CLUSTER_TOKEN_MIN_DISTINCT) return [warn(`[cluster] token is weak: only ${distinct} different characters`, generate)];
+  return [];
+}
 
 /** Settings that work but expose or weaken something, and cluster settings that cannot work. */
 export function configurationFindings(config: Config, tokenSource: TokenSource, dir: string): Finding[] {
@@ -15,6 +35,7 @@ export function configurationFindings(config: Config, tokenSource: TokenSource, 
   if (config.api.allowed_origins.length === 0) findings.push(warn('[api] allowed_origins is empty: any browser origin may call the API', 'list your dashboard\'s origin'));
   if (config.cluster.enabled) {
     if (config.cluster.token === '') findings.push(fail('[cluster] enabled without a token: no agent can authenticate', 'set [cluster] token or SVC_CLUSTER_TOKEN'));
+    else findings.push(...clusterTokenFindings(config.cluster.token, config.api.token));
     const keystore = resolve(dir, config.cluster.keystore_path);
     if (config.cluster.tls_enabled && !existsSync(join(keystore, 'cluster.crt'))) {
       findings.push(fail(`[cluster] TLS is on but there is no certificate in ${keystore}`, 'start the controller once to create it, or check keystore_path'));

@@ -13,6 +13,8 @@ import { isolationFindings } from './isolation';
 import { previewIsolation } from '../isolation';
 import { fail, info, ok, runDoctor, warn, type DoctorReport, type DoctorSection, type Finding } from './model';
 import { storageFindings } from './storage';
+import { registryFindings } from './runtime-checks';
+import { NodeRegistry, type NodeEnrolment } from '../../cluster/identity/registry';
 
 /**
  * `svc doctor`: the same checks against a working directory, without starting the controller
@@ -41,7 +43,7 @@ export async function offlineDoctor(dir: string, configPath: string, env: Record
     { name: 'Storage', run: () => storageFindings(paths) },
     { name: 'Database', run: () => databaseOffline(join(paths.data, `${config.database.name}.db`)) },
     { name: 'Services', run: () => servicesOffline(join(paths.data, 'state', 'services.json')) },
-    { name: 'Cluster', run: () => [info(config.cluster.enabled ? 'the cluster is enabled; its nodes are checked by GET /api/doctor on the running controller' : 'the cluster is not enabled')] },
+    { name: 'Cluster', run: () => (config.cluster.enabled ? clusterOffline(join(paths.data, 'cluster', 'nodes.json')) : [info('the cluster is not enabled')]) },
   ];
   return runDoctor(sections);
 }
@@ -64,6 +66,19 @@ function isolationOffline(dir: string, configPath: string, config: Config): Find
   if ('error' in preview) return [fail(`the controller would not start: ${preview.error}`, 'fix what it names, or choose another [services] isolation')];
   const findings = isolationFindings(preview, config.services.isolation_uid_base);
   return findings.map((f) => ({ ...f, message: `${f.message} (as the controller would choose now; the running one logged its choice at start)` }));
+}
+
+/** The enrolled nodes as data/cluster/nodes.json has them; who is online only the running controller knows. */
+function clusterOffline(registryFile: string): Finding[] {
+  const findings = [info('the cluster is enabled; its nodes are checked by GET /api/doctor on the running controller')];
+  let enrolments: NodeEnrolment[];
+  try {
+    enrolments = new NodeRegistry(registryFile).list();
+  } catch (error) {
+    return [...findings, fail((error as Error).message, 'the controller does not start until the node registry is repaired or moved away')];
+  }
+  findings.push(info(`${enrolments.length} node(s) enrolled (${registryFile})`));
+  return [...findings, ...registryFindings(enrolments)];
 }
 
 function databaseOffline(file: string): Finding[] {

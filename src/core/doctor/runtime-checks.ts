@@ -27,17 +27,20 @@ export function serviceFindings(registry: ServiceRegistry, now = Date.now()): Fi
   return findings;
 }
 
-/** What the cluster check needs of the cluster: its nodes, whether each is connected, and how it isolates its services. */
+/** What the cluster check needs of the cluster: its nodes, whether each is connected, how it isolates its services, and the enrolments. */
 export interface NodeList {
   list(): { nodeId: string; connected: boolean; isolation?: string | null }[];
+  overview?(): { nodeId: string; node: { connected: boolean } | null; enrolment: { confirmed: boolean; revokedAt: string | null; lastSeenAt: string | null } | null }[];
 }
 
 export function clusterFindings(cluster: NodeList | null): Finding[] {
   if (!cluster) return [info('the cluster is not enabled: every service runs on this machine')];
   const nodes = cluster.list();
   const online = nodes.filter((n) => n.connected);
-  if (online.length === 0) return [fail('the cluster is enabled but no node is online', 'start `svc agent` on a node and check its log for the reason it cannot connect')];
-  const findings = [ok(`${online.length} of ${nodes.length} node(s) online`)];
+  const findings =
+    online.length === 0
+      ? [fail('the cluster is enabled but no node is online', 'start `svc agent` on a node and check its log for the reason it cannot connect')]
+      : [ok(`${online.length} of ${nodes.length} node(s) online`)];
   for (const node of nodes.filter((n) => !n.connected)) findings.push(warn(`node ${node.nodeId} is away`, 'its services are failed if it does not return within node_timeout'));
   for (const node of nodes) {
     if (node.isolation === 'none') {
@@ -45,6 +48,35 @@ export function clusterFindings(cluster: NodeList | null): Finding[] {
     } else if (node.isolation) {
       findings.push(info(`node ${node.nodeId} isolates its services: ${node.isolation}`));
     }
+  }
+  return [...findings, ...enrolmentFindings(cluster)];
+}
+
+/** Enrolments the operator should know about: unconfirmed ones, revoked ones, enrolled nodes long gone. */
+function enrolmentFindings(cluster: NodeList): Finding[] {
+  const entries = cluster.overview?.() ?? [];
+  const findings = registryFindings(entries.flatMap((e) => (e.enrolment ? [{ nodeId: e.nodeId, ...e.enrolment }] : [])));
+  for (const entry of entries) {
+    if (!entry.enrolment || entry.enrolment.revokedAt || entry.node) continue;
+    findings.push(warn(`node ${entry.nodeId} is enrolled but offline${entry.enrolment.lastSeenAt ? ` (last seen ${entry.enrolment.lastSeenAt})` : ''}`, `start its agent, or \`nodes revoke ${entry.nodeId}\` and \`nodes forget ${entry.nodeId}\` if it is gone for good`));
+  }
+  return findings;
+}
+
+/** What the node registry alone says (the offline doctor reads it from data/cluster/nodes.json): unconfirmed and revoked enrolments. */
+export function registryFindings(enrolments: readonly { nodeId: string; confirmed: boolean; revokedAt: string | null }[]): Finding[] {
+  const findings: Finding[] = [];
+  const unconfirmed = enrolments.filter((e) => !e.confirmed && !e.revokedAt).map((e) => e.nodeId);
+  if (unconfirmed.length > 0) {
+    findings.push(
+      warn(
+        `enrolment unconfirmed for node(s) ${unconfirmed.join(', ')}: they have not logged in with their own secret yet`,
+        'a node just enrolled confirms at its next login; an agent older than enrolment does once it has updated itself (agent.auto_update and a release feed). Until then, while such a node is offline, a holder of the cluster token can enrol under its id',
+      ),
+    );
+  }
+  for (const e of enrolments) {
+    if (e.revokedAt) findings.push(info(`node ${e.nodeId} is revoked (since ${e.revokedAt})`, `\`nodes forget ${e.nodeId}\` lets the id enrol again`));
   }
   return findings;
 }
