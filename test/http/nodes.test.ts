@@ -9,7 +9,7 @@ import { CLUSTER_TOKEN, expectErrorBody, readJson, startController, waitFor, typ
 let c: TestController;
 
 beforeAll(async () => {
-  c = await startController({ clusterToml: 'enabled = true\nagent_port = 0\npublic_host = "127.0.0.1"', cluster: { heartbeatIntervalMs: 100, nodeTimeoutMs: 500, reconciliationDelayMs: 500 } });
+  c = await startController({ clusterToml: 'enabled = true\nagent_port = 0\npublic_host = "127.0.0.1"', cluster: { heartbeatIntervalMs: 100, nodeTimeoutMs: 1500, reconciliationDelayMs: 1500 } });
 });
 afterAll(() => c.stop());
 
