@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema';
 import type { TokenSource } from '../../config/token-source';
-import { secretEquals } from '../../http/auth';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { fail, info, ok, warn, type Finding } from './model';
 
 /** Below these a cluster token can be guessed or brute-forced (it enrols nodes, which run what the controller sends). */
@@ -15,13 +15,19 @@ export const CLUSTER_TOKEN_MIN_DISTINCT = 10;
  */
 export function clusterTokenFindings(clusterToken: string, masterToken: string): ReturnType<typeof configurationFindings> {
   const generate = 'generate one, e.g. `openssl rand -base64 32`, and set it in [cluster] token (or SVC_CLUSTER_TOKEN) and each new agent\'s agent.toml';
-  if (masterToken !== '' && secretEquals(clusterToken, masterToken)) {
+  if (masterToken !== '' && sameSecret(clusterToken, masterToken)) {
     return [fail('[cluster] token equals the master token: every agent machine holds the operator\'s key to the whole API', `choose a different cluster token: ${generate}`)];
   }
   const distinct = new Set(clusterToken).size;
   if (clusterToken.length < CLUSTER_TOKEN_MIN_LENGTH) return [warn(`[cluster] token is weak: ${clusterToken.length} characters (at least ${CLUSTER_TOKEN_MIN_LENGTH} wanted)`, generate)];
   if (distinct < CLUSTER_TOKEN_MIN_DISTINCT) return [warn(`[cluster] token is weak: only ${distinct} different characters`, generate)];
   return [];
+}
+
+/** Equal, compared by digest in constant time (core keeps out of the HTTP layer, where secretEquals lives). */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 /** Settings that work but expose or weaken something, and cluster settings that cannot work. */
