@@ -258,9 +258,10 @@ export class Controller {
     for (const warning of dedicatedReport.warnings) log.warn(warning);
     const limits = (): MachineLimits => ({ maxServices: config.controller.max_services, maxMemoryMb: parseMemory(config.controller.max_memory) });
     // Local static instances share the agents' canonical copies through the same routes, over
-    // loopback; the cluster token when there is one (it has the larger rate-limit budget).
+    // loopback, with the master token (the cluster token only enrols nodes; an admin may sync
+    // any instance).
     const ownApi = () => controller?.url ?? `http://127.0.0.1:${config.api.port}`;
-    const syncToken = () => config.cluster.token || master.token;
+    const syncToken = () => master.token;
     const localStateSync = {
       pull: async (service: string, dir: string, excludes: readonly string[]) => void (await pullState({ baseUrl: ownApi(), token: syncToken(), service, dir, excludes })),
       push: async (service: string, dir: string, excludes: readonly string[]) => void (await pushState({ baseUrl: ownApi(), token: syncToken(), service, dir, excludes })),

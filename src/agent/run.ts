@@ -76,8 +76,12 @@ export async function startAgent(options: {
   // Templates and state come over the pinned channel too: its host and port, its certificate only.
   const channel = openChannel(pinned, trust);
   log.info({ fingerprint: pinned.fingerprint || '(none: plain ws, allow_insecure)', wsUrl: pinned.wsUrl, data: channel.dataOrigin }, 'controller certificate pinned');
-  // Still the cluster token while the data routes accept it (until nodes have their own secret).
-  const nodeToken = (): string => config.agent.token;
+  // The data routes take this node's own secret (the cluster token only enrols it); a START_SERVICE only comes after the login that enrolled it.
+  const nodeToken = (): string => {
+    const secret = identity.secret();
+    if (secret === null) throw new Error('this node has not enrolled with the controller yet (data/node.json has no secret): templates and state need its own secret');
+    return secret;
+  };
   const dataPath = { baseUrl: channel.dataOrigin, fetch: channel.fetch };
   const templates = new TemplateCache(join(options.dir, 'cache', 'templates'), { origin: channel.dataOrigin, fetch: channel.fetch, token: nodeToken });
   let connection: AgentConnection | undefined;

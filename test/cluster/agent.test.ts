@@ -92,7 +92,7 @@ describe('cluster with an in-process agent', () => {
     expect((await c.api('/api/services/Mover-1/migrate', { method: 'POST', json: {}, token: null })).status).toBe(401);
   });
 
-  test('templates: a ZIP with the overlay laid over it, its hash, ?token= accepted', async () => {
+  test('templates: a ZIP with the overlay laid over it, its hash, ?token= accepted (an operator here; the cluster token opens none of it)', async () => {
     const templates = c.controller.kernel.paths.templates;
     mkdirSync(join(templates, 'lobby', 'plugins'), { recursive: true });
     mkdirSync(join(templates, 'global'), { recursive: true });
@@ -121,6 +121,7 @@ describe('cluster with an in-process agent', () => {
     expect(missing.status).toBe(404);
     expect((await readJson(missing)).error).toBe('TEMPLATE_NOT_FOUND');
     expect((await c.api('/api/templates/..%2Fetc/hash', { token: c.master })).status).toBe(400);
+    expect((await c.api('/api/templates/lobby/hash', { token: c.cluster })).status).toBe(403);
     expect((await c.api('/api/templates/lobby/hash?token=wrong', { token: null })).status).toBe(401);
     expect((await c.api('/api/templates/lobby/hash', { token: c.service })).status).toBe(403);
   });

@@ -1,5 +1,7 @@
 /**
- * State sync over real HTTP: the cluster-token routes (manifest, file, push), the agent client
+ * State sync over real HTTP: the state routes (manifest, file, push) as an operator (the master
+ * token, as the controller's own local sync calls them; agents use their node secret on the
+ * cluster port, see test/cluster/data-path.test.ts), the agent client
  * (pushState / pullState) against them, the service view's sync facts, the metrics, and the
  * refusals (auth, not a syncing service, 409 while a push is in flight, 507 over the quota,
  * hash mismatch, traversal), each leaving the canonical copy as it was.
@@ -46,8 +48,8 @@ afterAll(async () => {
 
 const stateRoot = () => join(c.dir, 'services', 'state');
 const canonical = (service: string) => join(stateRoot(), service);
-const cluster = (path: string, init: RequestInit & { token?: string | null } = {}) => c.api(path, { token: c.cluster, ...init });
-const connection = (dir: string, service = SERVICE) => ({ baseUrl: c.url, token: c.cluster, service, dir, excludes: EXCLUDES });
+const cluster = (path: string, init: RequestInit & { token?: string | null } = {}) => c.api(path, { token: c.master, ...init });
+const connection = (dir: string, service = SERVICE) => ({ baseUrl: c.url, token: c.master, service, dir, excludes: EXCLUDES });
 const ofType = (type: string, service: string) => events.filter((e) => e.type === type && e.data.service === service);
 
 /** Every regular file under `dir` (excludes applied) with its bytes. */
@@ -93,7 +95,7 @@ describe('manifest and auth', () => {
     expect(await readJson(res)).toEqual({ files: {} });
   });
 
-  test('no token 401, a wrong token 401, the derived service token 403', async () => {
+  test('no token 401, a wrong token 401, the derived service token 403, the cluster token 403 (it only enrols)', async () => {
     const path = `/api/services/${SERVICE}/state/manifest`;
     const none = await c.api(path, { token: null });
     expect(none.status).toBe(401);
@@ -106,15 +108,19 @@ describe('manifest and auth', () => {
     expect((await expectErrorBody(service)).error).toBe('FORBIDDEN');
     const wrongQuery = await c.api(`${path}?token=nope`, { token: null });
     expect(wrongQuery.status).toBe(401);
+    for (const res of [await c.api(path, { token: c.cluster }), await c.api(`${path}?token=${encodeURIComponent(c.cluster)}`, { token: null })]) {
+      expect(res.status).toBe(403);
+      expect((await expectErrorBody(res)).message).toContain('the cluster token only enrols a node');
+    }
   });
 
-  test('the cluster token works in the header and in the legacy ?token=', async () => {
+  test('the master token works in the header and in the legacy ?token=', async () => {
     const path = `/api/services/${SERVICE}/state/manifest`;
-    expect((await c.api(path, { token: c.cluster })).status).toBe(200);
-    expect((await c.api(`${path}?token=${encodeURIComponent(c.cluster)}`, { token: null })).status).toBe(200);
-    const file = await c.api(`/api/services/${SERVICE}/state/file/nothing.txt?token=${encodeURIComponent(c.cluster)}`, { token: null });
+    expect((await c.api(path, { token: c.master })).status).toBe(200);
+    expect((await c.api(`${path}?token=${encodeURIComponent(c.master)}`, { token: null })).status).toBe(200);
+    const file = await c.api(`/api/services/${SERVICE}/state/file/nothing.txt?token=${encodeURIComponent(c.master)}`, { token: null });
     expect(file.status).toBe(404);
-    const push = await c.api(`/api/services/${SERVICE}/state/sync?token=${encodeURIComponent(c.cluster)}`, { token: null, method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
+    const push = await c.api(`/api/services/${SERVICE}/state/sync?token=${encodeURIComponent(c.master)}`, { token: null, method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
     expect(push.status).toBe(400);
     expect((await expectErrorBody(push)).message).toContain('multipart/form-data');
   });

@@ -7,10 +7,10 @@ import { ServiceViewSchema, serviceView } from '../../core/services/view';
 import { LOCAL_NODE } from '../../core/services/registry';
 import type { ClusterRuntime } from '../../cluster/runtime';
 import { templateArchiveHash, templateFiles } from '../../cluster/template-archive';
+import { digestFiles } from '../../cluster/template-digest';
 import { defineRoute, type AnyRoute } from '../route';
 import { nodeRoutes } from './nodes';
 import { ErrorBodySchema } from '../schemas';
-import { digestFiles } from '../../cluster/template-digest';
 
 const BootstrapSchema = t.Object({
   fingerprint: t.String({ description: 'SHA-256 of the certificate, colon-separated hex pairs' }),
@@ -21,7 +21,7 @@ const BootstrapSchema = t.Object({
 });
 
 const TemplateQuery = t.Object({
-  token: t.Optional(t.String({ description: 'the cluster token (legacy; the bearer header works too)' })),
+  token: t.Optional(t.String({ description: "the node's own secret (legacy; the bearer header works too); the cluster token only enrols a node and opens no template route" })),
   software: t.Optional(t.Union(SOFTWARE_NAMES.map((kind) => t.Literal(kind)), { description: 'decides the global overlay laid over the template; default PAPER' })),
 });
 const TemplateParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });

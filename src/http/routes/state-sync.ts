@@ -35,9 +35,8 @@ const callerOf = (principal: Principal | null, actor: SyncCaller['actor']): Sync
  * service can move between nodes. Agents read the manifest, download files, and push their dir
  * (see src/cluster/state-sync/client.ts) with their own node secret (bearer, or `?token=`),
  * on the cluster's TLS port (cluster/data-path.ts) as on the API port; a node reaches the
- * instances the registry says it runs or last ran; the master token and admins reach every
- * instance. The cluster token still opens them (enrolment: true) until agents present their
- * node secret.
+ * instances the registry says it runs or last ran. The cluster token does not open these
+ * routes (it only enrols a node); the master token and admins reach every instance.
  */
 export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
   const { stateSync } = kernel;
@@ -46,7 +45,6 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/services/:name/state/manifest',
       auth: 'cluster',
-      enrolment: true,
       machineOnly: true,
       queryToken: true,
       tag: 'cluster',
@@ -59,7 +57,6 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'GET',
       path: '/api/services/:name/state/file/*',
       auth: 'cluster',
-      enrolment: true,
       machineOnly: true,
       queryToken: true,
       tag: 'cluster',
@@ -75,7 +72,6 @@ export function stateSyncRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/services/:name/state/sync',
       auth: 'cluster',
-      enrolment: true,
       machineOnly: true,
       queryToken: true,
       tag: 'cluster',
