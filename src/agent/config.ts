@@ -14,6 +14,7 @@ export const AgentSection = T.Object({
   max_memory: T.String({ pattern: '^\\d+[MmGg]$', default: '8G', description: 'heap the services on this node may take together' }),
   max_services: T.Integer({ minimum: 0, default: 10, description: 'services this node runs at most (0 = no limit)' }),
   fingerprint: Str('', 'the controller certificate\'s SHA-256 fingerprint; blank = trust it on first use and pin it'),
+  cluster_url: Str('', 'the controller\'s cluster channel, wss://host:8443/cluster; with fingerprint, the certificate is pinned from the TLS handshake and no bootstrap request (which carries the cluster token over the REST port) is made'),
   allow_insecure: T.Boolean({ default: false, description: 'accept a controller without TLS ([cluster] tls_enabled = false): the node secret, templates, state and commands cross the network unprotected' }),
   public_host: Str('', 'address proxies and players reach this machine at (blank = as the controller sees it)'),
   backend_port_start: T.Integer({ minimum: 1, maximum: 65535, default: 30000, description: 'first port handed to services here' }),
@@ -36,6 +37,10 @@ max_memory = "8G"
 max_services = 10
 # Blank: trust the controller's certificate on first contact and pin it (data/pinned.json).
 fingerprint = ""
+# The cluster channel (wss://controller.example:8443/cluster). With a fingerprint, the agent
+# pins the certificate the channel presents and never sends the cluster token over the REST
+# port (the bootstrap request does): the best choice on a network you do not trust.
+cluster_url = ""
 # Accept a controller without TLS ([cluster] tls_enabled = false): the node's secret, the
 # templates, the state and every command then cross the network unprotected. Off by default;
 # never together with a fingerprint.
@@ -80,6 +85,17 @@ export function loadAgentConfig(path: string, env: Record<string, string | undef
     throw new ConfigError(`${path}: agent.controller "${config.agent.controller}" is not a URL (e.g. http://controller.example:8080)`);
   }
   if (config.agent.token === '') throw new ConfigError(`${path}: agent.token is blank: copy the controller's [cluster] token here or set SVC_CLUSTER_TOKEN`);
+  const clusterUrl = config.agent.cluster_url;
+  if (clusterUrl !== '') {
+    let url: URL | null = null;
+    try {
+      url = new URL(clusterUrl);
+    } catch {
+      // Said below.
+    }
+    if (url?.protocol !== 'wss:') throw new ConfigError(`${path}: agent.cluster_url "${clusterUrl}" must be a wss:// address (e.g. wss://controller.example:8443/cluster)`);
+    if (config.agent.fingerprint === '') throw new ConfigError(`${path}: agent.cluster_url needs agent.fingerprint: without it the first certificate the channel presents would be trusted (set it to the controller's cluster certificate fingerprint, shown by its log and GET /api/cluster/bootstrap)`);
+  }
   return { config, warnings, created };
 }
 

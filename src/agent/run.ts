@@ -72,7 +72,7 @@ export async function startAgent(options: {
   logIsolation(log, isolated.isolation, isolated.tightened);
   const trust = { fingerprint: config.agent.fingerprint, allowInsecure: config.agent.allow_insecure };
   if (trust.allowInsecure) log.warn('agent.allow_insecure = true: a controller without TLS is accepted; the node secret, templates, state and every command may cross the network unprotected');
-  const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, ...trust }, log, options.timing);
+  const pinned = await pinWithRetries({ dataDir, controller: config.agent.controller, token: config.agent.token, clusterUrl: config.agent.cluster_url, ...trust }, log, options.timing);
   // Templates and state come over the pinned channel too: its host and port, its certificate only.
   const channel = openChannel(pinned, trust);
   log.info({ fingerprint: pinned.fingerprint || '(none: plain ws, allow_insecure)', wsUrl: pinned.wsUrl, data: channel.dataOrigin }, 'controller certificate pinned');

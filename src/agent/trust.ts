@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, connect, type PeerCertificate } from 'node:tls';
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { writeFileAtomic } from '../config/write';
@@ -70,7 +70,16 @@ export interface PinnedTls {
  * agent.toml, and never with a fingerprint set. The same check runs on pinned.json when it is
  * loaded and before every connect (`openChannel`).
  */
-export async function establishTrust(options: { dataDir: string; controller: string; token: string; fingerprint: string; allowInsecure?: boolean; fetch?: typeof fetch }): Promise<Pinned> {
+export async function establishTrust(options: {
+  dataDir: string;
+  controller: string;
+  token: string;
+  fingerprint: string;
+  allowInsecure?: boolean;
+  /** `agent.cluster_url`: pin from the channel's own handshake (needs `fingerprint`), no bootstrap request. */
+  clusterUrl?: string;
+  fetch?: typeof fetch;
+}): Promise<Pinned> {
   const settings: TrustSettings = { fingerprint: options.fingerprint, allowInsecure: options.allowInsecure ?? false };
   const file = join(options.dataDir, 'pinned.json');
   if (existsSync(file)) {
@@ -85,6 +94,7 @@ export async function establishTrust(options: { dataDir: string; controller: str
     if (problem) throw new TrustError(`${file}: ${problem}`);
     return pinned;
   }
+  if (options.clusterUrl) return pinFromChannel(file, options.clusterUrl, settings);
   const url = new URL('/api/cluster/bootstrap', options.controller);
   let response: Response;
   try {
@@ -104,6 +114,48 @@ export async function establishTrust(options: { dataDir: string; controller: str
   if (problem) throw new TrustError(`the bootstrap answer from ${url.origin} is refused: ${problem}`);
   writeFileAtomic(file, JSON.stringify(pinned, null, 2), { mode: 0o600 });
   return pinned;
+}
+
+/**
+ * Pins the certificate the cluster channel itself presents, when the operator named the
+ * channel (`agent.cluster_url`) and its fingerprint: no bootstrap request is made, so the
+ * cluster token never crosses the REST port (which is often plain HTTP); it goes only in the
+ * AUTH_REQUEST, inside this TLS channel. The certificate must be the one agent.fingerprint
+ * names, and name the channel's host, as every pin must.
+ */
+async function pinFromChannel(file: string, clusterUrl: string, settings: TrustSettings): Promise<Pinned> {
+  const url = new URL(clusterUrl);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port || 443);
+  let der: Buffer;
+  try {
+    der = await presentedCertificate(host, port);
+  } catch (error) {
+    throw new TrustError(`cannot reach the cluster channel at ${url.host}: ${(error as Error).message}`, true);
+  }
+  const certPem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+  const pinned: Pinned = { fingerprint: fingerprintOf(new Uint8Array(der)), certPem, wsUrl: clusterUrl, pinnedAt: new Date().toISOString() };
+  const problem = pinProblem(pinned, settings);
+  if (problem) throw new TrustError(`the cluster channel at ${url.host} is refused: ${problem}`);
+  writeFileAtomic(file, JSON.stringify(pinned, null, 2), { mode: 0o600 });
+  return pinned;
+}
+
+/** The certificate a TLS server presents (DER), read from the handshake without trusting it: the caller checks it. */
+function presentedCertificate(host: string, port: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false, minVersion: 'TLSv1.2', timeout: 10_000 }, () => {
+      const raw = socket.getPeerCertificate(true)?.raw;
+      socket.end();
+      if (raw && raw.length > 0) resolve(raw);
+      else reject(new Error('it presented no certificate'));
+    });
+    socket.on('timeout', () => {
+      socket.destroy();
+      reject(new Error('no TLS handshake within 10 s'));
+    });
+    socket.on('error', reject);
+  });
 }
 
 /**

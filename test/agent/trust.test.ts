@@ -155,3 +155,16 @@ describe('pinned.json that breaks the rules (an old pin, or one edited by hand)'
     expect(reached).toEqual([]);
   });
 });
+
+describe('agent.cluster_url: pinning from the channel itself', () => {
+  test('needs a wss:// address and a fingerprint', () => {
+    const write = (body: string) => {
+      const { config } = agentDir();
+      writeFileSync(config, `[agent]\ncontroller = "http://127.0.0.1:1"\ntoken = "${CLUSTER_TOKEN}"\n${body}\n`);
+      return config;
+    };
+    expect(() => loadAgentConfig(write('cluster_url = "wss://controller.example:8443/cluster"'), {})).toThrow(/needs agent\.fingerprint/);
+    expect(() => loadAgentConfig(write(`cluster_url = "ws://controller.example:8443/cluster"\nfingerprint = "${certificate.fingerprint}"`), {})).toThrow(/must be a wss:\/\/ address/);
+    expect(loadAgentConfig(write(`cluster_url = "wss://controller.example:8443/cluster"\nfingerprint = "${certificate.fingerprint}"`), {}).config.agent.cluster_url).toBe('wss://controller.example:8443/cluster');
+  });
+});
