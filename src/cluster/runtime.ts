@@ -39,7 +39,7 @@ export interface ClusterRuntime {
  */
 export async function startCluster(deps: ClusterDeps & { dir: string }): Promise<ClusterRuntime> {
   const { config, log } = deps;
-  if (config.token === '') log.warn('[cluster] token is blank: no agent can authenticate (set it, or SVC_CLUSTER_TOKEN)');
+  if (config.token === '') log.warn('[cluster] token is blank: no new node can enrol (enrolled nodes still log in with their own secret); set it, or SVC_CLUSTER_TOKEN, to add nodes');
   let certificate: ClusterCertificate | null = null;
   if (config.tls_enabled) {
     const loaded = await loadOrCreateCertificate(resolve(deps.dir, config.keystore_path), wantedSans(config.public_host, config.extra_sans), { password: config.keystore_password, previousPassword: config.keystore_previous_password });
