@@ -46,7 +46,14 @@ export function configurationFindings(config: Config, tokenSource: TokenSource, 
     if (config.cluster.tls_enabled && !existsSync(join(keystore, 'cluster.crt'))) {
       findings.push(fail(`[cluster] TLS is on but there is no certificate in ${keystore}`, 'start the controller once to create it, or check keystore_path'));
     }
-    if (!config.cluster.tls_enabled) findings.push(warn('[cluster] tls_enabled = false: agent tokens cross the network unencrypted', 'keep TLS on unless the network is private'));
+    if (!config.cluster.tls_enabled) {
+      findings.push(
+        warn(
+          '[cluster] tls_enabled = false: the cluster token, node secrets, templates, state and every command cross the network unencrypted, and only agents with allow_insecure = true in agent.toml accept it',
+          'keep TLS on unless the network is private',
+        ),
+      );
+    }
   }
   if (findings.every((f) => f.level === 'OK')) findings.push(ok('configuration looks sound'));
   return findings;

@@ -65,6 +65,7 @@ describe('Configuration', () => {
       'FAIL [cluster] enabled without a tok',
       'WARN [cluster] tls_enabled = false: ',
     ]);
+    expect(findings.at(-1)?.message).toContain('allow_insecure = true');
   });
 
   test('a cluster with TLS but no certificate yet fails', () => {
