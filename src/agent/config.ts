@@ -30,7 +30,8 @@ export const DEFAULT_AGENT_TOML = `# svc agent: runs services for a controller o
 [agent]
 # REST address of the controller.
 controller = "http://127.0.0.1:8080"
-# The controller's [cluster] token (SVC_CLUSTER_TOKEN wins).
+# The controller's [cluster] token (SVC_CLUSTER_TOKEN wins). It only enrols this node: once
+# data/node.json holds the node's own secret, it may be removed from this file.
 token = ""
 node_name = "node-1"
 max_memory = "8G"
@@ -73,7 +74,12 @@ isolation_uid_base = 1900000000
 `;
 
 /** Reads agent.toml (written with defaults on first start); SVC_CLUSTER_TOKEN overrides the token. */
-export function loadAgentConfig(path: string, env: Record<string, string | undefined>): { config: AgentConfig; warnings: string[]; created: boolean } {
+export function loadAgentConfig(
+  path: string,
+  env: Record<string, string | undefined>,
+  /** The node holds its own secret (data/node.json): the cluster token may then be left out of agent.toml. */
+  options: { enrolled?: boolean } = {},
+): { config: AgentConfig; warnings: string[]; created: boolean } {
   const created = !existsSync(path);
   if (created) writeFileAtomic(path, DEFAULT_AGENT_TOML);
   const { value, warnings } = parseTomlAgainst(AgentConfigSchema, readFileSync(path, 'utf8'), path);
@@ -84,7 +90,7 @@ export function loadAgentConfig(path: string, env: Record<string, string | undef
   } catch {
     throw new ConfigError(`${path}: agent.controller "${config.agent.controller}" is not a URL (e.g. http://controller.example:8080)`);
   }
-  if (config.agent.token === '') throw new ConfigError(`${path}: agent.token is blank: copy the controller's [cluster] token here or set SVC_CLUSTER_TOKEN`);
+  if (config.agent.token === '' && !options.enrolled) throw new ConfigError(`${path}: agent.token is blank: copy the controller's [cluster] token here or set SVC_CLUSTER_TOKEN (once the node has enrolled it may be removed again)`);
   const clusterUrl = config.agent.cluster_url;
   if (clusterUrl !== '') {
     let url: URL | null = null;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../log';
 import { loadAgentConfig, type AgentConfig } from './config';
@@ -52,7 +52,7 @@ export async function startAgent(options: {
   /** After a self-update replaced the binary and the agent detached its services: exec it (main.ts). */
   onRestart?: (reason: string) => void;
 }): Promise<RunningAgent> {
-  const { config, warnings, created } = loadAgentConfig(options.configPath, options.env);
+  const { config, warnings, created } = loadAgentConfig(options.configPath, options.env, { enrolled: existsSync(join(options.dir, 'data', 'node.json')) });
   const log = createLogger({ format: options.env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty', colored: false, dir: join(options.dir, 'logs'), level: options.env.SVC_LOG_LEVEL });
   if (created) log.info({ file: options.configPath }, 'first launch: wrote the default agent configuration');
   for (const warning of warnings) log.warn(warning);

@@ -208,6 +208,20 @@ describe('the cluster token never crosses the REST port', () => {
     expect(existsSync(join(dir, 'data', 'node.json'))).toBe(true);
     agent.child.kill('SIGTERM');
     await agent.child.exited;
+    await waitFor(async () => !((await readJson(await api('/api/nodes'))).nodes as { nodeId: string; isConnected: boolean }[]).some((n) => n.nodeId === 'direct-node' && n.isConnected), {
+      what: 'the agent gone',
+      timeoutMs: 20_000,
+    });
+    // Enrolled, the node no longer needs the cluster token at all: it leaves the agent's machine.
+    writeFileSync(join(dir, 'agent.toml'), `[agent]\ncontroller = "http://127.0.0.1:${rest.port}"\nnode_name = "direct-node"\nfingerprint = "${bootstrap.fingerprint}"\ncluster_url = "${bootstrap.wsUrl}"\npublic_host = "127.0.0.1"\n[services]\nisolation = "none"\n`);
+    const again = spawn(['agent', '--dir', dir]);
+    await waitFor(async () => ((await readJson(await api('/api/nodes'))).nodes as { nodeId: string; isConnected: boolean; enrolment: string }[]).some((n) => n.nodeId === 'direct-node' && n.isConnected && n.enrolment === 'confirmed'), {
+      what: 'the agent back with its own secret, without the cluster token',
+      timeoutMs: 20_000,
+    });
+    expect(seen).toEqual([]);
+    again.child.kill('SIGTERM');
+    await again.child.exited;
   }, 60_000);
 
   test('a wrong fingerprint with cluster_url is refused before the token is sent', async () => {
