@@ -21,11 +21,18 @@ function fakeDedicated(name: string, port: number, extra: Record<string, unknown
 }
 
 /** A port nothing listens on right now (the OS picks it). */
+/** Ports handed out in this file: the OS may offer a released port again, which another config here may still name. */
+const handedOut = new Set<number>();
+
 function freePort(): number {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
+  for (;;) {
+    const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+    const { port } = listener;
+    listener.stop(true);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 const post = (path: string, json?: unknown) => c.api(path, { method: 'POST', json });
