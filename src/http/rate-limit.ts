@@ -1,6 +1,13 @@
+import { monotonicNow, type Clock } from '../core/time/monotonic';
+
 /**
  * Token buckets keyed by client (IP, or route + IP): `max` requests per `windowMs`, refilled
  * continuously, so a burst of `max` is allowed and the steady rate is max/window.
+ *
+ * Refill is measured on the monotonic clock: a wall-clock step (NTP, a resumed VM) neither
+ * locks every client out nor hands out a fresh budget. Whatever the clock does, a bucket never
+ * holds a negative balance, so no wait it announces is longer than the time one token takes to
+ * come back (window / max, at most the window).
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -9,7 +16,7 @@ export class RateLimiter {
   constructor(
     readonly max: number,
     readonly windowMs = 60_000,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = monotonicNow,
   ) {
     this.refillPerMs = max / windowMs;
   }
@@ -23,7 +30,7 @@ export class RateLimiter {
       this.buckets.set(key, { tokens: this.max - 1, at: now });
       return { ok: true };
     }
-    bucket.tokens = Math.min(this.max, bucket.tokens + (now - bucket.at) * this.refillPerMs);
+    bucket.tokens = this.balance(bucket, now);
     bucket.at = now;
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
@@ -36,11 +43,17 @@ export class RateLimiter {
   sweep(): void {
     const now = this.now();
     for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.at) * this.refillPerMs >= this.max) this.buckets.delete(key);
+      if (this.balance(bucket, now) >= this.max) this.buckets.delete(key);
     }
   }
 
   get size(): number {
     return this.buckets.size;
+  }
+
+  /** Tokens at `now`: between 0 and max, and time that ran backwards refills nothing and takes nothing. */
+  private balance(bucket: { tokens: number; at: number }, now: number): number {
+    const elapsed = Math.max(0, now - bucket.at);
+    return Math.min(this.max, Math.max(0, bucket.tokens + elapsed * this.refillPerMs));
   }
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import { t } from '../../src/http/t';
 import { RateLimiter } from '../../src/http/rate-limit';
 import { clientIp, splitUrl } from '../../src/http/request';
@@ -30,6 +30,37 @@ describe('RateLimiter (pure, fake clock)', () => {
     expect(limiter.take('x')).toEqual({ ok: false, retryAfterSeconds: 12 });
     now += 6_000;
     expect(limiter.take('x')).toEqual({ ok: false, retryAfterSeconds: 6 });
+  });
+
+  test('a clock that runs back an hour neither locks the key out nor waits longer than one token takes', () => {
+    let now = 10_000_000;
+    const limiter = new RateLimiter(120, 60_000, () => now);
+    for (let i = 0; i < 120; i++) limiter.take('a');
+    now -= 3_600_000;
+    // One token comes back every 500 ms: the wait is never more than that, never "3538 s".
+    expect(limiter.take('a')).toEqual({ ok: false, retryAfterSeconds: 1 });
+    now += 500;
+    expect(limiter.take('a').ok).toBe(true);
+    // And when the clock returns, the hour it "gained" refills at most a full bucket, never more.
+    now += 3_600_000;
+    for (let i = 0; i < 120; i++) expect(limiter.take('a').ok).toBe(true);
+    expect(limiter.take('a').ok).toBe(false);
+  });
+
+  test('the default clock is monotonic: a wall-clock step changes nothing', () => {
+    const limiter = new RateLimiter(2, 60_000);
+    const wall = spyOn(Date, 'now');
+    try {
+      wall.mockReturnValue(Date.UTC(2030, 0, 1));
+      expect(limiter.take('k').ok).toBe(true);
+      expect(limiter.take('k').ok).toBe(true);
+      wall.mockReturnValue(Date.UTC(2029, 11, 31, 23));
+      expect(limiter.take('k')).toEqual({ ok: false, retryAfterSeconds: 30 });
+      wall.mockReturnValue(Date.UTC(2030, 0, 2));
+      expect(limiter.take('k').ok).toBe(false); // a day "passed" on the wall: no fresh budget
+    } finally {
+      wall.mockRestore();
+    }
   });
 
   test('0 means off; sweep forgets refilled buckets', () => {
