@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /*
@@ -17,8 +17,10 @@ export interface LogOptions {
   /** `json` writes one JSON object per line to stdout; `pretty` writes readable lines. */
   format: 'json' | 'pretty';
   colored: boolean;
-  /** Folder of svc.log (JSON lines, rotated once at start past 10 MiB). Omit for stdout only. */
+  /** Folder of svc.log (JSON lines, rotated to svc.log.1 past 10 MiB, at start and while running). Omit for stdout only. */
   dir?: string;
+  /** svc.log is renamed to svc.log.1 past this size (default 10 MiB; tests make it small). */
+  rotateBytes?: number;
   /** A level name; unknown or missing means 'info'. */
   level?: string;
   stdout?: { write(line: string): unknown };
@@ -68,12 +70,21 @@ export function createLogger(options: LogOptions): Logger {
   if (options.dir) {
     mkdirSync(options.dir, { recursive: true });
     const file = join(options.dir, 'svc.log');
-    rotateIfLarge(file);
-    const fd = openSync(file, 'a');
+    const rotateBytes = options.rotateBytes ?? ROTATE_BYTES;
+    rotateIfLarge(file, rotateBytes);
+    let fd = openSync(file, 'a');
+    let size = statSync(file).size;
     sinks.push((_entry, json) => {
       // A full disk must not turn a log call into a crash; the console still gets the line.
       try {
-        writeSync(fd, json());
+        size += writeSync(fd, json());
+        // Rotated while running too, between two whole lines: svc.log → svc.log.1.
+        if (size >= rotateBytes) {
+          closeSync(fd);
+          rotateIfLarge(file, rotateBytes);
+          fd = openSync(file, 'a');
+          size = statSync(file).size;
+        }
       } catch {}
     });
   }
@@ -281,9 +292,9 @@ function safe(value: unknown, ancestors: Set<object>): unknown {
   return copy;
 }
 
-function rotateIfLarge(file: string): void {
+function rotateIfLarge(file: string, limit: number): void {
   if (!existsSync(file)) return;
-  if (statSync(file).size < ROTATE_BYTES) return;
+  if (statSync(file).size < limit) return;
   renameSync(file, `${file}.1`);
 }
 
@@ -302,8 +313,8 @@ function prettySink(out: { write(line: string): unknown }, colored: boolean): Si
     let extras = '';
     for (const [key, value] of Object.entries(entry)) {
       if (OMITTED.has(key)) continue;
-      const text = key === 'err' ? formatError(value) : prettyValue(value);
-      if (text !== undefined) extras += key === 'err' ? `\n${text}` : ` ${key}=${text}`;
+      const text = key === 'err' ? formatError(value, entry.msg) : prettyValue(value);
+      if (text !== undefined) extras += key === 'err' && text.includes('\n') ? `\n${text}` : ` ${key}=${text}`;
     }
     out.write(`${paint('90', time)} ${paint(LEVEL_COLOURS[level] ?? '0', name)} ${area}${String(entry.msg ?? '')}${extras}\n`);
   };
@@ -319,7 +330,14 @@ function prettyValue(value: unknown): string | undefined {
   return toJson(value);
 }
 
-function formatError(err: unknown): string | undefined {
+/** Errors whose message is written for the operator: one line, no stack (svc.log keeps it). */
+const EXPECTED_ERRORS = new Set(['ApiError', 'ConfigError', 'CommandFailure', 'UsageError']);
+
+function formatError(err: unknown, msg: unknown): string | undefined {
+  if (err && typeof err === 'object' && EXPECTED_ERRORS.has(String((err as { type?: unknown }).type))) {
+    const message = String((err as { message?: unknown }).message);
+    return message === msg ? undefined : message;
+  }
   if (err && typeof err === 'object' && 'stack' in err) return String((err as { stack: unknown }).stack);
   return toJson(err);
 }
