@@ -55,7 +55,7 @@ describe('SDK reports', () => {
     expect((await c.api('/api/services/Silent-2/health', { method: 'PUT', json: { tps: 20 } })).status).toBe(200);
     expect((await view('Silent-2')).state).toBe('READY');
     expect(ofType('SERVICE_READY', 'Silent-2')).toHaveLength(1);
-    expect(c.controller.kernel.manager.findStale(Date.now() + 10 * STALE_MS)).not.toContain('Silent-2');
+    expect(c.controller.kernel.manager.findStale(performance.now() + 10 * STALE_MS)).not.toContain('Silent-2');
     // It queues console commands until a Done line it never prints, so `stop` would wait for the kill: kill it now.
     c.controller.kernel.manager.kill('Silent-2');
     await waitFor(() => ofType('SERVICE_CRASHED', 'Silent-2')[0], { what: 'Silent-2 ended' });
@@ -77,12 +77,12 @@ describe('SDK reports', () => {
     await ready('Lobby-1');
     const manager = c.controller.kernel.manager;
     const lobby = c.controller.kernel.services.get('Lobby-1')!;
-    lobby.playersReportedAt = null;
-    expect(manager.findStale(Date.now() + 10 * STALE_MS)).toEqual([]);
-    lobby.playersReportedAt = Date.now();
-    expect(manager.findStale(lobby.playersReportedAt + STALE_MS / 2)).toEqual([]);
-    expect(manager.findStale(lobby.playersReportedAt + STALE_MS)).toEqual(['Lobby-1']);
-    lobby.playersReportedAt = null; // keep it alive for the shutdown test
+    lobby.playersReportedMono = null;
+    expect(manager.findStale(performance.now() + 10 * STALE_MS)).toEqual([]);
+    lobby.playersReportedMono = performance.now();
+    expect(manager.findStale(lobby.playersReportedMono + STALE_MS / 2)).toEqual([]);
+    expect(manager.findStale(lobby.playersReportedMono + STALE_MS)).toEqual(['Lobby-1']);
+    lobby.playersReportedMono = null; // keep it alive for the shutdown test
   });
 });
 

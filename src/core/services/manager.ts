@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors';
+import { monotonicNow } from '../time/monotonic';
 import type { EventBus } from '../../events/bus';
 import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
@@ -317,6 +318,7 @@ export class ServiceManager {
     const instance = this.table.require(name);
     instance.record.playerCount = playerCount;
     instance.record.playersReportedAt = Date.now();
+    instance.record.playersReportedMono = monotonicNow();
     this.watcher.bootFinished(instance);
   }
 
@@ -329,7 +331,7 @@ export class ServiceManager {
 
   /**
    * The READY services whose SDK has reported a player count before but not within the stale
-   * timeout at `now`: their server is hung (a frozen main thread still holds the process).
+   * timeout at `now` (monotonic ms): their server is hung (a frozen main thread still holds the process).
    */
   findStale(now: number): string[] {
     return this.staleWatch.findStale(now);

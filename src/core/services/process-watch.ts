@@ -1,3 +1,4 @@
+import { monotonicNow } from '../time/monotonic';
 import type { Group } from '../groups/model';
 import type { Instance, InstanceTable } from './instances';
 import type { ManagerDeps, ManagerTiming } from './manager';
@@ -55,6 +56,7 @@ export class ProcessWatch {
   markReady(instance: Instance): void {
     if (!this.table.move(instance, 'READY')) return;
     instance.record.readyAt = new Date();
+    instance.record.readyMono = monotonicNow();
     if (instance.readyTimer) clearTimeout(instance.readyTimer);
     this.deps.bus.publish('SERVICE_READY', { service: instance.record.name, group: instance.record.group });
   }

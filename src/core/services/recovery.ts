@@ -1,3 +1,4 @@
+import { monotonicNow } from '../time/monotonic';
 import { SOFTWARE } from '../software/kinds';
 import { memoryMaxMb } from '../software/memory';
 import type { InstanceTable } from './instances';
@@ -54,7 +55,10 @@ export class Recovery {
       if (record.nodeId === LOCAL_NODE) this.deps.ports.adopt(record.port, record.name);
       record.pid = outcome.handle.pid;
       record.startedAt = outcome.handle.startedAt;
-      if (record.state === 'READY') record.readyAt = new Date();
+      if (record.state === 'READY') {
+        record.readyAt = new Date();
+        record.readyMono = monotonicNow();
+      }
       this.watcher.watch(instance, group);
       // It may have become READY while no controller watched: its earlier lines say so.
       const pattern = new RegExp(group.readyPattern || kind.readyPattern);

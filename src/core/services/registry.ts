@@ -10,13 +10,17 @@ export interface ServiceRecord {
   pid: number | null;
   workDir: string;
   playerCount: number;
-  /** When the last player-count report arrived (ms), for staleness. */
+  /** When the last player-count report arrived (wall-clock ms): the time a report closes player sessions at. */
   playersReportedAt: number | null;
+  /** The same moment on the monotonic clock (core/time/monotonic): staleness and freshness are measured on it. */
+  playersReportedMono: number | null;
   tps: number | null;
   memoryMaxMb: number;
   restartCount: number;
   startedAt: Date | null;
   readyAt: Date | null;
+  /** When it last became READY on the monotonic clock: how long it has run healthy, how long it has been idle. */
+  readyMono: number | null;
   isStatic: boolean;
   isDedicated: boolean;
   isProxy: boolean;
@@ -108,9 +112,11 @@ export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' 
     pid: null,
     playerCount: 0,
     playersReportedAt: null,
+    playersReportedMono: null,
     tps: null,
     startedAt: null,
     readyAt: null,
+    readyMono: null,
     isDedicated: false,
     proxyEnabled: true,
     pooled: false,

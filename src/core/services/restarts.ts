@@ -1,3 +1,4 @@
+import { monotonicNow } from '../time/monotonic';
 import type { Actor } from '../../events/catalogue';
 import type { Group } from '../groups/model';
 import { diagnose } from '../supervisor/diagnosis';
@@ -70,7 +71,7 @@ export class CrashRestarts {
       });
       return;
     }
-    const readyForMs = record.readyAt ? Date.now() - record.readyAt.getTime() : 0;
+    const readyForMs = record.readyMono !== null ? monotonicNow() - record.readyMono : 0;
     const lines = instance.handle?.lastLines(50) ?? [];
     record.diagnosis = record.diagnosis ?? diagnose(code, lines).hint;
     this.table.move(instance, 'CRASHED');
@@ -78,7 +79,7 @@ export class CrashRestarts {
     bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: record.restartCount });
     log.warn({ service: record.name, exitCode: code, diagnosis: record.diagnosis, lastLines: lines.slice(-10) }, 'service crashed');
 
-    const now = Date.now();
+    const now = monotonicNow();
     const times = [...(this.crashTimes.get(group.name) ?? []), now].filter((t) => now - t <= this.timing.restart.loopWindowMs);
     this.crashTimes.set(group.name, times);
     const policy: RestartPolicy = { restartOnCrash: group.restartOnCrash, maxRestarts: group.maxRestarts, ...this.timing.restart };
