@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel';
 import type { SocketHub } from './socket-hub';
 import type { SocketSpec } from '../http/route';
 import { attachScreen, screenInput } from '../core/commands/screen';
+import { monotonicNow } from '../core/time/monotonic';
 import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
@@ -33,7 +34,10 @@ interface Session {
   /** Set by the first hello. */
   id: string | null;
   client: CliClient | null;
+  /** Wall-clock ms: what the session row says. */
   connectedAt: number;
+  /** Monotonic ms: what its length is measured from. */
+  connectedMono: number;
   commands: number;
   running: number;
   /** The session row and CLI_SESSION_CONNECTED, once the location lookup is done. */
@@ -173,7 +177,7 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
       if (!admitted) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), actor: admitted.actor, id: null, client: null, connectedAt: Date.now(), commands: 0, running: 0, registered: null, screen: null };
+      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), actor: admitted.actor, id: null, client: null, connectedAt: Date.now(), connectedMono: monotonicNow(), commands: 0, running: 0, registered: null, screen: null };
       live.set(id, session);
       for (const message of sentMeanwhile) receive(session, message);
     },
@@ -197,8 +201,9 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
       if (!session) return;
       detach(session);
       const ended = Date.now();
+      const lengthMs = monotonicNow() - session.connectedMono;
       void session.registered?.then(() => {
-        const durationSeconds = deps.sessions.close(session.id!, ended, session.commands);
+        const durationSeconds = deps.sessions.close(session.id!, ended, session.commands, lengthMs);
         kernel.bus.publish('CLI_SESSION_DISCONNECTED', { sessionId: session.id!, remoteIp: session.ip, clientUsername: session.client!.username, durationSeconds, commandCount: session.commands }, session.actor);
       }).catch((error: unknown) => kernel.log.error({ area: 'console', err: error }, 'recording the console session failed'));
     },

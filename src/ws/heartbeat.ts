@@ -1,3 +1,5 @@
+import { monotonicNow, type Clock } from '../core/time/monotonic';
+
 /** The part of a socket the heartbeat needs. */
 export interface Pingable {
   ping(): unknown;
@@ -15,16 +17,20 @@ export const SPEC_HEARTBEAT: HeartbeatTiming = { intervalMs: 15_000, timeoutMs: 
 
 /**
  * Pings every tracked socket on one shared timer and terminates those that stopped
- * answering. Any frame from the peer, pong or message, counts as a sign of life.
+ * answering. Any frame from the peer, pong or message, counts as a sign of life. Silence is
+ * measured on the monotonic clock: a wall-clock step never drops a socket that answers.
  */
 export class Heartbeat {
   private readonly sockets = new Map<string, { socket: Pingable; lastSeen: number }>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly timing: HeartbeatTiming = SPEC_HEARTBEAT) {}
+  constructor(
+    private readonly timing: HeartbeatTiming = SPEC_HEARTBEAT,
+    private readonly now: Clock = monotonicNow,
+  ) {}
 
   track(id: string, socket: Pingable): void {
-    this.sockets.set(id, { socket, lastSeen: Date.now() });
+    this.sockets.set(id, { socket, lastSeen: this.now() });
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), this.timing.intervalMs);
       this.timer.unref();
@@ -33,7 +39,7 @@ export class Heartbeat {
 
   alive(id: string): void {
     const entry = this.sockets.get(id);
-    if (entry) entry.lastSeen = Date.now();
+    if (entry) entry.lastSeen = this.now();
   }
 
   untrack(id: string): void {
@@ -46,8 +52,9 @@ export class Heartbeat {
     this.timer = undefined;
   }
 
-  private tick(): void {
-    const now = Date.now();
+  /** One round: terminates the silent, pings the rest (the timer calls it every intervalMs). */
+  tick(): void {
+    const now = this.now();
     for (const [id, entry] of this.sockets) {
       if (now - entry.lastSeen > this.timing.timeoutMs) {
         this.sockets.delete(id);

@@ -41,10 +41,14 @@ export class CliSessionStore {
       .run(session.id, session.remoteIp, session.client.username, session.client.hostname, session.client.os, session.location, session.at);
   }
 
-  /** Records the end of a session; returns its length in whole seconds. */
-  close(id: string, at: number, commandCount: number): number {
+  /**
+   * Records the end of a session; returns its length in whole seconds: `lengthMs` when the
+   * caller measured it (on the monotonic clock, so a wall-clock step does not stretch it), else
+   * from the wall-clock times stored.
+   */
+  close(id: string, at: number, commandCount: number, lengthMs?: number): number {
     const row = this.db.query<{ connected_at: number }, [string]>('SELECT connected_at FROM cli_sessions WHERE id = ?').get(id);
-    const duration = row ? Math.max(0, Math.round((at - row.connected_at) / 1000)) : 0;
+    const duration = lengthMs !== undefined ? Math.max(0, Math.round(lengthMs / 1000)) : row ? Math.max(0, Math.round((at - row.connected_at) / 1000)) : 0;
     this.db.query('UPDATE cli_sessions SET disconnected_at = ?, duration_seconds = ?, command_count = ? WHERE id = ?').run(at, duration, commandCount, id);
     return duration;
   }
