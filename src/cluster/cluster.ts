@@ -6,6 +6,7 @@ import type { Config } from '../config/schema';
 import { LOCAL_NODE, type ServiceRegistry } from '../core/services/registry';
 import type { MachineLimits } from '../core/scaling/placement';
 import { ACTIVE_STATES } from '../core/services/lifecycle';
+import { monotonicNow, type Clock } from '../core/time/monotonic';
 import { applyHeartbeat, nodeFromAuth, type ClusterNode } from './node';
 import { choosePlacement, type Candidate } from './placement';
 import type { AuthRequestMessage, HeartbeatResponseMessage, RunningService, ServiceStateChangedMessage, StartServiceMessage } from './protocol';
@@ -35,6 +36,8 @@ export interface ClusterDeps {
   release?: () => { feedUrl: string; publicKey: string };
   /** The enrolled nodes (data/cluster/nodes.json): their secrets, hosts and revocations. */
   identities: NodeRegistry;
+  /** The clock node timeouts, heartbeats and the reconciliation delay are measured on (monotonic; tests pass a fake). */
+  monotonic?: Clock;
 }
 
 /** One line of GET /api/nodes: a node on the channel (or failed, not yet expired), its enrolment, or both. */
@@ -47,9 +50,9 @@ export interface NodeOverview {
 interface NodeState {
   node: ClusterNode;
   link: AgentLink | null;
-  /** When it went away (for node_timeout); null while connected. */
+  /** When it went away (for node_timeout; monotonic ms); null while connected. */
   lostAt: number | null;
-  /** When it failed (its entry expires deadNodeExpiryMs later); null while connected or away within node_timeout. */
+  /** When it failed (its entry expires deadNodeExpiryMs later; monotonic ms); null while connected or away within node_timeout. */
   failedAt: number | null;
   close: ((code: number, reason: string) => void) | null;
 }
@@ -79,9 +82,11 @@ export class Cluster {
   private readonly starts = new Map<string, PendingStart>();
   private readonly timing: ClusterTiming;
   private lastChosen: string | undefined;
-  private lastBroadcast = 0;
+  private lastBroadcast = -Infinity;
   private readonly watchdog: ReturnType<typeof setInterval>;
   private readonly recoveryDeadline: number;
+  /** Every duration here (heartbeat silence, node_timeout, expiries) is measured on it: a wall-clock step fails no node. */
+  private readonly mono: Clock;
 
   constructor(private readonly deps: ClusterDeps) {
     this.timing = {
@@ -92,8 +97,9 @@ export class Cluster {
       deadNodeExpiryMs: 10 * 60_000,
       ...deps.timing,
     };
-    this.recoveryDeadline = Date.now() + this.timing.reconciliationDelayMs;
-    this.watchdog = setInterval(() => this.tick(Date.now()), Math.min(this.timing.heartbeatIntervalMs, 1000));
+    this.mono = deps.monotonic ?? monotonicNow;
+    this.recoveryDeadline = this.mono() + this.timing.reconciliationDelayMs;
+    this.watchdog = setInterval(() => this.tick(this.mono()), Math.min(this.timing.heartbeatIntervalMs, 1000));
     this.watchdog.unref();
   }
 
@@ -133,7 +139,7 @@ export class Cluster {
     if (enrolment && request.publicHost && request.publicHost !== enrolment.host) {
       this.deps.log.warn({ nodeId, reported: request.publicHost, host: enrolment.host }, `node ${nodeId} reports public host ${request.publicHost}; ignored: players are routed to ${enrolment.host}, its host since enrolment (\`nodes host ${nodeId} <host>\` changes it)`);
     }
-    const node = nodeFromAuth(request, host, now);
+    const node = nodeFromAuth(request, host, now, this.mono());
     this.nodes.set(nodeId, { node, link, lostAt: null, failedAt: null, close });
     if (enrolled) {
       this.deps.log.info({ nodeId, host, remote: remoteAddress }, enrolled.reenrolled ? `node ${nodeId} enrolled again (its previous secret was never used and is void now)` : `node ${nodeId} enrolled: it logs in with its own secret from now on`);
@@ -151,7 +157,7 @@ export class Cluster {
     if (!state || state.link !== link) return; // not (or no longer) this node's session
     state.link = null;
     state.close = null;
-    state.lostAt = Date.now();
+    state.lostAt = this.mono();
     state.node.connected = false;
     try {
       this.deps.identities.seen(nodeId);
@@ -172,7 +178,7 @@ export class Cluster {
   heartbeat(nodeId: string, beat: HeartbeatResponseMessage): void {
     const state = this.nodes.get(nodeId);
     if (!state) return;
-    applyHeartbeat(state.node, beat, Date.now());
+    applyHeartbeat(state.node, beat, Date.now(), this.mono());
     for (const service of beat.services) {
       const record = this.deps.registry.get(service.serviceName);
       if (record && record.nodeId === nodeId && service.memoryUsedMb !== undefined) record.memoryUsedMb = service.memoryUsedMb;
@@ -424,15 +430,16 @@ export class Cluster {
     }
   }
 
-  /** Heartbeat requests, stalled and silent nodes, nodes that did not come back, unclaimed recoveries. */
+  /** Heartbeat requests, stalled and silent nodes, nodes that did not come back, unclaimed recoveries; `now` is monotonic ms. */
   private tick(now: number): void {
     if (now - this.lastBroadcast >= this.timing.heartbeatIntervalMs) {
       this.lastBroadcast = now;
-      for (const state of this.nodes.values()) state.link?.send({ type: 'HEARTBEAT_REQUEST', timestamp: now });
+      const timestamp = Date.now();
+      for (const state of this.nodes.values()) state.link?.send({ type: 'HEARTBEAT_REQUEST', timestamp });
     }
     for (const [nodeId, state] of this.nodes) {
       if (state.link) {
-        if (now - state.node.lastHeartbeat > this.timing.nodeTimeoutMs) {
+        if (now - state.node.heardMono > this.timing.nodeTimeoutMs) {
           this.deps.log.warn({ nodeId }, `no heartbeat for ${this.timing.nodeTimeoutMs} ms: disconnecting the node`);
           const { link, close } = state;
           close?.(4002, 'heartbeat timeout');
@@ -469,7 +476,7 @@ export class Cluster {
   /** The node failed: every service on it ended (the manager restarts restart-on-crash ones elsewhere). */
   private fail(nodeId: string, why: string): void {
     const state = this.nodes.get(nodeId);
-    if (state) state.failedAt = Date.now();
+    if (state) state.failedAt = this.mono();
     const lost = [...this.handlesOn(nodeId)].filter((h) => h.isAlive());
     this.deps.log.error({ nodeId, services: lost.length }, `node failed: ${why}`);
     if (lost.length > 0) this.deps.bus.publish('API_WARNING', { message: `node ${nodeId} failed (${why}); ${lost.length} service(s) on it are treated as crashed` });

@@ -1,4 +1,5 @@
 import type { MetricsRegistry, Sample } from '../core/metrics/registry';
+import { monotonicNow } from '../core/time/monotonic';
 import type { ServiceRegistry } from '../core/services/registry';
 import type { Cluster } from './cluster';
 
@@ -24,5 +25,5 @@ export function registerClusterSeries(metrics: MetricsRegistry, cluster: Cluster
   metrics.gauge('svc_node_cpu_usage', 'the node\'s load per core from its last heartbeat (0..1)', perNode((n) => n.cpuUsage));
   metrics.gauge('svc_node_memory_used_bytes', 'system memory in use on the node from its last heartbeat, in bytes (reported to the MiB)', perNode((n) => n.memoryUsedMb * 1048576));
   metrics.gauge('svc_node_memory_used_mb', 'deprecated: use svc_node_memory_used_bytes. System memory in use on the node from its last heartbeat, in MiB', perNode((n) => n.memoryUsedMb));
-  metrics.gauge('svc_node_heartbeat_age_seconds', 'seconds since the node\'s last heartbeat', perNode((n) => Math.max(0, (Date.now() - n.lastHeartbeat) / 1000)));
+  metrics.gauge('svc_node_heartbeat_age_seconds', 'seconds since the node\'s last heartbeat', perNode((n) => Math.max(0, (monotonicNow() - n.heardMono) / 1000)));
 }

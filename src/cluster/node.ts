@@ -15,8 +15,12 @@ export interface ClusterNode {
   memoryUsedMb: number;
   memoryTotalMb: number;
   connected: boolean;
+  /** Wall-clock ms, shown in GET /api/nodes. */
   connectedAt: number;
+  /** Wall-clock ms, shown in GET /api/nodes. */
   lastHeartbeat: number;
+  /** The last heartbeat (or the login) on the monotonic clock: what node_timeout and the heartbeat-age metric measure. */
+  heardMono: number;
   system: NodeSystem;
   /** How it isolates its services (`[services] isolation` resolved on the agent); null from an agent too old to say. */
   isolation: string | null;
@@ -26,7 +30,7 @@ export interface ClusterNode {
  * A node record from its AUTH_REQUEST; `host` is what proxies and players dial, decided by the
  * caller (the node's enrolment, not what this login reports).
  */
-export function nodeFromAuth(request: AuthRequestMessage, host: string, now: number): ClusterNode {
+export function nodeFromAuth(request: AuthRequestMessage, host: string, now: number, mono: number): ClusterNode {
   return {
     nodeId: request.nodeName,
     host,
@@ -39,6 +43,7 @@ export function nodeFromAuth(request: AuthRequestMessage, host: string, now: num
     connected: true,
     connectedAt: now,
     lastHeartbeat: now,
+    heardMono: mono,
     system: {
       hostname: request.hostname,
       osName: request.os,
@@ -57,9 +62,10 @@ export function nodeFromAuth(request: AuthRequestMessage, host: string, now: num
   };
 }
 
-/** A heartbeat's figures onto the node. */
-export function applyHeartbeat(node: ClusterNode, beat: HeartbeatResponseMessage, now: number): void {
+/** A heartbeat's figures onto the node; `now` is wall-clock ms, `mono` the monotonic reading. */
+export function applyHeartbeat(node: ClusterNode, beat: HeartbeatResponseMessage, now: number, mono: number): void {
   node.lastHeartbeat = now;
+  node.heardMono = mono;
   node.cpuUsage = beat.cpuUsage;
   node.memoryUsedMb = beat.memoryUsedMb;
   node.memoryTotalMb = beat.memoryTotalMb;

@@ -62,12 +62,12 @@ export class LineCollector {
   }
 
   async waitForLine(match: (line: string) => boolean, timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     for (;;) {
       const found = this.lines.find(match);
       if (found !== undefined) return found;
       if (this.ended) throw new Error(`stream ended without the expected line; got:\n${this.lines.join('\n')}`);
-      const remaining = deadline - Date.now();
+      const remaining = deadline - performance.now();
       if (remaining <= 0) throw new Error(`timed out waiting for a line; got:\n${this.lines.join('\n')}`);
       await this.wakeup.wait(remaining);
     }

@@ -148,11 +148,12 @@ export async function startController(
  * seconds, so a loaded machine is not flooded).
  */
 export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 5000, what = 'condition', intervalMs = 10 } = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
+  // On the monotonic clock: tests that step or fake the wall clock still time out.
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

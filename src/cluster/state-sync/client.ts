@@ -3,6 +3,7 @@ import { closeSync, constants, fsyncSync, lstatSync, openSync, renameSync, unlin
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../log';
 import { RefusedEntry, split, TenantTree, type OpenedFile } from '../../core/tenancy/fs';
+import { monotonicNow } from '../../core/time/monotonic';
 import { SkipReport } from '../../core/tenancy/fs/report';
 import { HashCache } from './hash-cache';
 import { buildManifest, byPath, MAX_MANIFEST_BYTES, manifestProblem, type Manifest } from './manifest';
@@ -282,7 +283,7 @@ async function readCapped(response: Response, limit: number): Promise<string | n
 }
 
 async function postPush(options: SyncConnection, tree: TenantTree | null, manifest: Manifest, files: readonly string[]): Promise<{ filesReceived: number; bytesReceived: number; filesInManifest: number }> {
-  const deadline = Date.now() + PUSH_RETRY_FOR_MS;
+  const deadline = monotonicNow() + PUSH_RETRY_FOR_MS;
   let response: Response;
   for (let wait = 1000; ; wait = Math.min(wait * 2, 10_000)) {
     // A fresh body each try: a streamed body is sent once.
@@ -295,7 +296,7 @@ async function postPush(options: SyncConnection, tree: TenantTree | null, manife
       break;
     } catch (error) {
       await body.cancel().catch(() => undefined);
-      if (!(error instanceof StateSyncError) || error.status !== 429 || Date.now() + wait > deadline) throw error;
+      if (!(error instanceof StateSyncError) || error.status !== 429 || monotonicNow() + wait > deadline) throw error;
       await Bun.sleep(Math.max(wait, (error.retryAfterSeconds ?? 0) * 1000));
     }
   }
