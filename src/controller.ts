@@ -98,6 +98,9 @@ import { pullState, pushState } from './cluster/state-sync/client';
 import { startupMark } from './startup-trace';
 import { ServiceCredentials } from './core/tenancy/service-credentials';
 import { isActiveService } from './core/tenancy/liveness';
+import { logServiceLifecycle } from './core/services/lifecycle-log';
+import { isolationLabel } from './core/isolation/resolve';
+import type { StaleHolder } from './core/lock/dir-lock';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -130,6 +133,10 @@ export interface ControllerOptions {
   /** The release feed's fetch (tests); default the global fetch. */
   updateFetch?: typeof fetch;
 }
+  /** The working directory's lock main.ts took (its file, and the holder before it when that one did not stop cleanly), for the start banner. */
+  lock?: { file: string; stale: StaleHolder | null };
+  /** Set when this process is the controller restarted in place (why: an update, SIGUSR2, `svc restart`). */
+  restartedInPlace?: string;
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const SHUTDOWN_DELAY_MS = 250;
@@ -173,6 +180,8 @@ export class Controller {
     });
     if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
     for (const warning of warnings) log.warn(warning);
+    const stale = options.lock?.stale;
+    if (stale) log.warn({ file: options.lock!.file, pid: stale.pid }, `took over the lock of a controller that did not stop cleanly (pid ${stale.pid}, ${stale.reason === 'not running' ? 'no longer running' : 'now another program'})`);
     startupMark('logger open');
     // Entries of service directories svc leaves alone (links, FIFOs, hard links: tenancy/fs) are named in this log.
     useTenantLog(log.child({ area: 'tenancy' }));
@@ -235,6 +244,8 @@ export class Controller {
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
     // Each game server's own SVC_API_TOKEN: valid while that service is active, never an operator's token.
+    // Start, ready and stop of every service in the journal and svc.log, with or without a terminal.
+    logServiceLifecycle(bus, services, log.child({ area: 'services' }));
     const credentials = new ServiceCredentials(join(paths.data, 'state', 'service-credentials.json'), (name) => isActiveService(services, name), log.child({ area: 'tenancy' }));
     auth.useTenants(credentials);
     // Version lists, server jars (and Forge/NeoForge installs) for starts and plugins, from the upstreams named in [software].
@@ -417,6 +428,7 @@ export class Controller {
       kernel.updates.announceApplied();
       if (config.loadbalancer.enabled) kernel.loadBalancer = (await import('./loadbalancer/start')).startLoadBalancer(kernel);
       // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
+      controller.logBanner();
       void manager
         .bootGroups()
         .catch((error: unknown) => log.error({ err: error }, 'boot failed'))
@@ -523,6 +535,22 @@ export class Controller {
   private startAuditPruning(): void {
     const { config, audit, log } = this.kernel;
     const prune = () => {
+  /** One line saying what runs: version, directory, API, isolation, modules, and the pid. */
+  private logBanner(): void {
+    const { kernel, options } = this;
+    const api = this.server ? this.url : 'off';
+    const modules = this.moduleRegistry
+      .list()
+      .filter((m) => m.loaded)
+      .map((m) => m.id);
+    const services = kernel.services.all().filter((s) => s.pid !== null).length;
+    const how = options.restartedInPlace ? `restarted in place (${options.restartedInPlace}), ${services} running service(s) re-attached` : 'started';
+    kernel.log.info(
+      { pid: process.pid },
+      `svc ${kernel.version} ${how}: dir ${kernel.dir}, API ${api}, isolation ${isolationLabel(kernel.isolation)}, modules ${modules.join(', ') || 'none'}, pid ${process.pid}`,
+    );
+  }
+
       const cutoff = Date.now() - config.audit.retention_days * 24 * 3600 * 1000;
       audit
         .prune(cutoff)
@@ -583,6 +611,8 @@ export class Controller {
     this.stopping = this.doStop(reason, { keepServices: true });
     void this.stopping.then(() => (this.options.restartInPlace ?? (() => (this.options.exit ?? process.exit)(75)))(reason));
   }
+    const running = this.kernel.services.all().filter((s) => s.pid !== null).length;
+    this.kernel.log.warn({ reason, services: running }, `restarting in place (${reason}): the ${running} running service(s) keep running and are re-attached`);
 
   private async doStop(reason: string, { keepServices }: { keepServices: boolean }): Promise<void> {
     const { kernel } = this;
@@ -614,7 +644,7 @@ export class Controller {
     await this.moduleRegistry.stop(kernel);
     this.checkpoints.stop();
     kernel.db.close();
-    kernel.log.info({ reason }, 'controller stopped');
+    kernel.log.info({ reason }, keepServices ? 'controller stopped for a restart in place; every service left running' : 'controller stopped');
     kernel.log.flush();
   }
 }

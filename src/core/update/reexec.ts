@@ -5,9 +5,10 @@ import { dlopen, FFIType, ptr } from 'bun:ffi';
  * Replaces this process with `binary` (same pid, same terminal, same systemd main PID) through
  * libc's execve, reached with bun:ffi because neither Bun nor Node expose exec. Every
  * descriptor above stderr is marked close-on-exec first, so nothing the old process held (a
- * socket, a FIFO) leaks into the new one. Returns only when exec was impossible, with the reason.
+ * socket, a FIFO) leaks into the new one, except those in `keep` (the working directory's lock,
+ * which the new program adopts). Returns only when exec was impossible, with the reason.
  */
-export function execInPlace(binary: string, args: readonly string[], env: Record<string, string | undefined> = process.env): string {
+export function execInPlace(binary: string, args: readonly string[], env: Record<string, string | undefined> = process.env, keep: readonly number[] = []): string {
   let libc;
   try {
     libc = dlopen(process.platform === 'darwin' ? 'libSystem.B.dylib' : 'libc.so.6', {
@@ -19,7 +20,7 @@ export function execInPlace(binary: string, args: readonly string[], env: Record
   }
   const F_SETFD = 2;
   const FD_CLOEXEC = 1;
-  for (const fd of openDescriptors()) if (fd > 2) libc.symbols.fcntl(fd, F_SETFD, FD_CLOEXEC);
+  for (const fd of openDescriptors()) if (fd > 2) libc.symbols.fcntl(fd, F_SETFD, keep.includes(fd) ? 0 : FD_CLOEXEC);
   // The C strings and the two NULL-terminated pointer tables must stay referenced until execve
   // returns (it only returns on failure); the locals below keep them alive.
   const cString = (text: string) => Buffer.from(`${text}\0`, 'utf8');
