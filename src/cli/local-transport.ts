@@ -3,6 +3,7 @@ import type { OutputLine } from '../core/commands/command';
 import type { CommandResult } from '../core/commands/registry';
 import { attachScreen, screenInput } from '../core/commands/screen';
 import { EVENTS_NOT_FORWARDED } from '../ws/console-protocol';
+import { LOGGED_LIFECYCLE_EVENTS } from '../core/services/lifecycle-log';
 import type { ConsoleEvent, ConsoleTransport, ScreenListener } from './transport';
 
 /** The controller's own terminal: commands run in-process with the `console` actor. */
@@ -52,7 +53,8 @@ export class LocalConsole implements ConsoleTransport {
 
   onEvent(listener: (event: ConsoleEvent) => void): () => void {
     return this.kernel.bus.subscribe((event) => {
-      if (!EVENTS_NOT_FORWARDED.has(event.type)) listener({ type: event.type, data: event.data });
+      // A service's start, ready and stop already print as log lines on this terminal: not twice.
+      if (!EVENTS_NOT_FORWARDED.has(event.type) && !LOGGED_LIFECYCLE_EVENTS.has(event.type)) listener({ type: event.type, data: event.data });
     });
   }
 

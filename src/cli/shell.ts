@@ -18,7 +18,10 @@ export interface ShellOptions {
   historySize?: number;
   /** Asked per event, so the operator can toggle events while the shell runs. */
   showEvents: () => boolean;
-  /** Ctrl+C; closes the shell unless given. */
+  /**
+   * Ctrl+C on an empty line (with text on the line, Ctrl+C only clears it); closes the shell
+   * unless given. A caller that stops something big asks first with `ask`.
+   */
   onInterrupt?: () => void;
   /** Called once when the shell closes, for whatever reason. */
   onClose?: () => void;
@@ -55,6 +58,8 @@ export class InteractiveShell {
   private busy = false;
   private done = false;
   private inputEnded = false;
+  /** A yes/no question waiting for its answer line (`ask`); lines typed meanwhile answer it. */
+  private question: { text: string; resolve: (yes: boolean) => void } | null = null;
   /** The current attachment; a fresh object per `screen`, so callbacks of an old one are ignored. */
   private screen: { service: string } | null = null;
   private readonly unsubscribe: Array<() => void>;
@@ -93,7 +98,7 @@ export class InteractiveShell {
     clearLine(output, 0);
     cursorTo(output, 0);
     output.write(`${text}\n`);
-    if (!this.busy) this.rl.prompt(true);
+    if (!this.busy || this.question) this.rl.prompt(true);
   }
 
   /** A chunk of a stream that writes whole lines (the controller's log); one trailing newline is dropped. */
@@ -101,10 +106,28 @@ export class InteractiveShell {
     this.print(chunk.replace(/\r?\n$/, ''));
   }
 
+  /**
+   * Asks a yes/no question at the prompt: true only for "y" or "yes". Ctrl+C, any other answer
+   * or the shell closing mean no. Asked while a command runs, the question still shows.
+   */
+  ask(question: string): Promise<boolean> {
+    if (this.done) return Promise.resolve(false);
+    this.question?.resolve(false);
+    return new Promise((resolve) => {
+      this.question = { text: question, resolve };
+      clearLine(this.options.output, 0);
+      cursorTo(this.options.output, 0);
+      this.clearTypedLine();
+      this.rl.setPrompt(question);
+      this.rl.prompt();
+    });
+  }
+
   /** Closes the shell: detaches a screen, stops listening, releases the terminal. Idempotent. */
   close(): void {
     if (this.done) return;
     this.done = true;
+    this.answer(false);
     const { input, output, transport } = this.options;
     if (this.screen) {
       this.screen = null;
@@ -130,12 +153,12 @@ export class InteractiveShell {
       historySize: this.historySize,
       prompt: this.currentPrompt(),
     });
-    rl.on('line', (line) => this.enqueue(line));
+    rl.on('line', (line) => (this.question ? this.answer(/^y(es)?$/i.test(line.trim())) : this.enqueue(line)));
     rl.on('history', (history) => {
       this.history = history;
       saveHistory(this.options.historyFile, history.slice(0, this.historySize));
     });
-    rl.on('SIGINT', () => (this.options.onInterrupt ?? (() => this.close()))());
+    rl.on('SIGINT', () => this.interrupt());
     rl.on('close', () => this.onReadlineClose(rl));
     return rl;
   }
@@ -154,6 +177,38 @@ export class InteractiveShell {
     }
     this.rl = this.open();
     this.printLine({ kind: 'info', text: STAY_HINT });
+  }
+
+  /** Ctrl+C: "no" to a question, else clears a typed line, else the interrupt (a stop, for the controller's console). */
+  private interrupt(): void {
+    if (this.question) {
+      this.options.output.write('^C\n');
+      this.answer(false);
+      return;
+    }
+    if (this.rl.line.length > 0) {
+      this.clearTypedLine();
+      return;
+    }
+    (this.options.onInterrupt ?? (() => this.close()))();
+  }
+
+  private answer(yes: boolean): void {
+    const question = this.question;
+    if (!question) return;
+    this.question = null;
+    if (!this.done) {
+      this.rl.setPrompt(this.currentPrompt());
+      if (!this.busy) this.rl.prompt();
+    }
+    question.resolve(yes);
+  }
+
+  /** Empties what is typed on the prompt line, as a shell's Ctrl+C does. */
+  private clearTypedLine(): void {
+    if (this.rl.line.length === 0) return;
+    this.rl.write(null, { ctrl: true, name: 'e' });
+    this.rl.write(null, { ctrl: true, name: 'u' });
   }
 
   private enqueue(raw: string): void {

@@ -18,7 +18,8 @@ export class TerminalConsole {
     },
   };
 
-  open(kernel: Kernel, onInterrupt: () => void): void {
+  /** `onStop`: the operator confirmed that Ctrl+C should stop the controller and every server. */
+  open(kernel: Kernel, onStop: () => void): void {
     const { config } = kernel;
     const colored = config.console.colored;
     this.shell = new InteractiveShell({
@@ -30,10 +31,23 @@ export class TerminalConsole {
       historyFile: resolve(kernel.dir, config.console.history_file),
       // Both are hot keys (PATCH /api/config): read at each event.
       showEvents: () => config.console.log_events,
-      onInterrupt,
+      onInterrupt: () => void this.confirmStop(kernel, onStop),
       exitWords: false,
-      banner: '`help` lists the commands, Tab completes, `screen <service>` attaches to a console; Ctrl+C stops the controller.',
+      banner: '`help` lists the commands, Tab completes, `screen <service>` attaches to a console; Ctrl+C asks before it stops the controller and its servers.',
     });
+  }
+
+  /**
+   * Ctrl+C on an empty line asks first: stopping the controller from its terminal stops every
+   * game server, which a stray key press must not do. `svc restart` keeps them running.
+   */
+  private async confirmStop(kernel: Kernel, onStop: () => void): Promise<void> {
+    const shell = this.shell;
+    if (!shell) return;
+    const running = kernel.services.all().filter((s) => s.pid !== null).length;
+    const yes = await shell.ask(`stop the controller and ${running} server${running === 1 ? '' : 's'}? (y/N) `);
+    if (yes) return onStop();
+    if (this.shell === shell) shell.print('nothing stopped (`svc restart` restarts the controller and keeps the servers running)');
   }
 
   close(): void {

@@ -1,7 +1,8 @@
 /**
  * The controller's own console through the compiled binary. On a pseudo-terminal: a prompt,
  * commands, completion, `screen` on a real service with Ctrl+Q to leave, live events, the
- * history file, `exit` refused with a hint, Ctrl+C stopping everything. Without a terminal
+ * history file, `exit` refused with a hint, Ctrl+C clearing the line, then asking before it stops
+ * everything. Without a terminal
  * (systemd): no prompt at all.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
@@ -23,14 +24,15 @@ afterAll(() => cleanups.splice(0).reverse().forEach((f) => f()));
 function workDir(): string {
   const { dir, remove } = tempDir('svc-e2e-term-');
   cleanups.push(remove);
-  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[network]\nname = "testnet"\n[services]\nisolation = "none"\n');
+  // Backend ports of their own, away from other suites running at the same time.
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = 0\nrate_limit = 0\n[network]\nname = "testnet"\n[controller]\nbackend_port_start = ${42000 + Math.floor(Math.random() * 2000) * 4}\n[services]\nisolation = "none"\n`);
   return dir;
 }
 
 const env = { PATH: process.env.PATH ?? '', SVC_API_TOKEN: TOKEN, TERM: 'xterm-256color', HOME: process.env.HOME ?? '/tmp' };
 
 describe('the terminal console (compiled binary)', () => {
-  test('one session: commands, completion, screen, events, history, exit hint, Ctrl+C stops the controller and its services', async () => {
+  test('one session: commands, completion, screen, events, history, exit hint, Ctrl+C clears the line, asks, and on y stops the controller and its services', async () => {
     const svc = await svcBinary();
     const dir = workDir();
     const term = new PtySession([svc, '--dir', dir], { env, cwd: dir, cols: 160, name: 'svc' });
@@ -57,8 +59,9 @@ describe('the terminal console (compiled binary)', () => {
     // readline appends the completion to the line already on screen
     await term.waitForOutput((o) => o.endsWith('testnet » start Lobby '), 10_000, 'the completed group name');
     term.type('\r');
-    // the event is printed as it happens, the command's own line right after
-    await term.expect('SERVICE_READY service=Lobby-1', 20_000);
+    // the lifecycle line is printed as it happens (once: not also as an event), the command's own line right after
+    await term.expect(/Lobby-1 starting on port \d+ \(pid \d+\)/, 20_000);
+    await term.expect('Lobby-1 is READY', 20_000);
     await term.expect(/Lobby-1 is READY on port \d+/);
 
     term.type('screen Lobby-1\r');
@@ -79,7 +82,30 @@ describe('the terminal console (compiled binary)', () => {
     expect(statSync(history).mode & 0o777).toBe(0o600);
 
     const { pid } = (await (await fetch(`${url}/api/services/Lobby-1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { pid: number };
+    // Ctrl+C with text on the line clears the line, and stops nothing
+    term.type('stat');
+    await term.expect('testnet » stat');
     term.type(CTRL_C);
+    term.type('version\r');
+    await term.expect('svc 0.13.0');
+    expect(term.output).not.toContain('statversion');
+    expect(term.output).not.toContain('(y/N)');
+    // on an empty line it asks; anything but y is no, and the server runs on
+    term.type(CTRL_C);
+    await term.expect('stop the controller and 1 server? (y/N) ');
+    term.type('n\r');
+    await term.expect('nothing stopped');
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    // Ctrl+C at the question is no too
+    term.type(CTRL_C);
+    await term.expect('stop the controller and 1 server? (y/N) ');
+    term.type(CTRL_C);
+    await term.expect('nothing stopped');
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    // y stops the controller and its server
+    term.type(CTRL_C);
+    await term.expect('stop the controller and 1 server? (y/N) ');
+    term.type('y\r');
     await term.expect('stopping all services reason=signal SIGINT services=1', 20_000);
     await term.expect('controller stopped');
     expect(await term.exitCode(20_000)).toBe(0);

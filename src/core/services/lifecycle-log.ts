@@ -2,6 +2,9 @@ import type { EventBus } from '../../events/bus';
 import type { Logger } from '../../log';
 import { LOCAL_NODE, type ServiceRegistry } from './registry';
 
+/** The events these lines tell; the controller's own console shows the lines instead of the events. */
+export const LOGGED_LIFECYCLE_EVENTS: ReadonlySet<string> = new Set(['SERVICE_STARTING', 'SERVICE_READY', 'SERVICE_STOPPING', 'SERVICE_STOPPED']);
+
 /**
  * One log line per step of a service's life, whatever the terminal: under systemd there is no
  * console to show events on, so the journal (stdout) and svc.log must say when a service starts
