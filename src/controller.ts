@@ -51,6 +51,7 @@ import { proxyRoutes } from './http/routes/proxy';
 import { moduleRoutes } from './http/routes/modules';
 import { groupRoutes } from './http/routes/groups';
 import { dedicatedRoutes } from './http/routes/dedicated';
+import { quarantineRoutes } from './http/routes/quarantine';
 import { softwareRoutes } from './http/routes/software';
 import { pluginRoutes } from './http/routes/plugins';
 import { SoftwareServices } from './core/software/software-services';
@@ -288,6 +289,7 @@ export class Controller {
       dedicated,
       launcher: isolated.launcher,
       stateFile: new ServiceStateFile(join(paths.data, 'state', 'services.json')),
+      quarantineFile: join(paths.data, 'state', 'quarantine.json'),
       timing: { staleTimeoutMs: config.controller.service_stale_timeout * 1000, ...options.timing },
       limits,
       stateSync: config.api.enabled ? localStateSync : undefined,
@@ -486,6 +488,7 @@ export class Controller {
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
       ...dedicatedRoutes(kernel),
+      ...quarantineRoutes(kernel),
       ...softwareRoutes(this.software),
       ...pluginRoutes(this.software),
       ...serviceRoutes(kernel, kernel.manager),

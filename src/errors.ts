@@ -38,6 +38,9 @@ export const ERROR_STATUS = {
   GROUP_NOT_FOUND: 404,
   GROUP_ALREADY_EXISTS: 409,
   GROUP_HAS_RUNNING_INSTANCES: 409,
+  // svc: a start of a group (or dedicated service) the crash-loop breaker quarantined. Not
+  // SERVICE_START_FAILED: nothing was tried, and retrying never helps; the client must lift it.
+  GROUP_QUARANTINED: 409, // svc
   // Dedicated
   DEDICATED_NOT_FOUND: 404,
   DEDICATED_ALREADY_EXISTS: 409,

@@ -12,6 +12,8 @@ export interface GroupStatus {
   maxPlayers: number;
   software: string;
   version: string;
+  /** The crash-loop breaker stopped the group: nothing starts it until an operator lifts it (svc). */
+  quarantined: boolean;
 }
 
 export interface NetworkStatus {
@@ -27,7 +29,7 @@ export interface NetworkStatus {
 }
 
 /** The network at a glance, as `GET /api/status` and the `status` command show it. */
-export function networkStatus(kernel: Pick<Kernel, 'startedAt' | 'services' | 'groups' | 'config' | 'players'>): NetworkStatus {
+export function networkStatus(kernel: Pick<Kernel, 'startedAt' | 'services' | 'groups' | 'config' | 'players' | 'manager'>): NetworkStatus {
   const uptimeSeconds = Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000);
   const services = kernel.services.all();
   const groups = kernel.groups.list().map((group) => {
@@ -41,6 +43,7 @@ export function networkStatus(kernel: Pick<Kernel, 'startedAt' | 'services' | 'g
       maxPlayers: group.maxPlayers * instances,
       software: group.software,
       version: group.version,
+      quarantined: kernel.manager.isQuarantined(group.name),
     };
   });
   return {

@@ -47,6 +47,10 @@ export const EVENT_CATALOGUE = {
   GROUP_CREATED: ev({ group: R }, 'always'),
   GROUP_UPDATED: ev({ group: R }, 'always'),
   GROUP_DELETED: ev({ group: R }, 'always'),
+  // The crash-loop breaker (svc): a group (or dedicated service, kind "dedicated") quarantined
+  // until an operator lifts it; audited with the controller as actor, and with who lifted it.
+  GROUP_QUARANTINED: ev({ group: R, kind: R, reason: R, crashes: R, service: R }, 'always', { auditTarget: 'group' }),
+  GROUP_QUARANTINE_LIFTED: ev({ group: R, kind: R, since: R }, 'always'),
   SERVICE_MESSAGE: ev({ from: R, to: R, channel: R }, 'never', { openKeys: true }),
   TABLIST_UPDATED: ev({ header: R, footer: R, playerFormat: R, updateInterval: R }, 'always'),
   MOTD_UPDATED: ev({ line1: R, line2: R, maxPlayers: R, playerCountOffset: R }, 'always'),

@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import type { Config } from '../../config/schema';
@@ -13,6 +13,9 @@ import { isolationFindings } from './isolation';
 import { previewIsolation } from '../isolation';
 import { fail, info, ok, runDoctor, warn, type DoctorReport, type DoctorSection, type Finding } from './model';
 import { storageFindings } from './storage';
+import { brokenFileFindings, quarantineFindings } from './groups';
+import { QuarantineFileSchema } from '../services/quarantine';
+import { Value } from '@sinclair/typebox/value';
 import { registryFindings } from './runtime-checks';
 import { NodeRegistry, type NodeEnrolment } from '../../cluster/identity/registry';
 
@@ -36,13 +39,13 @@ export async function offlineDoctor(dir: string, configPath: string, env: Record
       name: 'Configuration',
       run: () => [
         ...warnings.map((w) => warn(w)),
-        ...groupReport.broken.map((b) => fail(`group file skipped: ${b.message}`, 'fix the file; the controller skips it until then')),
+        ...brokenFileFindings(groupReport.broken),
         ...configurationFindings(config, tokenSource, dir),
       ],
     },
     { name: 'Storage', run: () => storageFindings(paths) },
     { name: 'Database', run: () => databaseOffline(join(paths.data, `${config.database.name}.db`)) },
-    { name: 'Services', run: () => servicesOffline(join(paths.data, 'state', 'services.json')) },
+    { name: 'Services', run: () => [...quarantineOffline(join(paths.data, 'state', 'quarantine.json')), ...servicesOffline(join(paths.data, 'state', 'services.json'))] },
     { name: 'Cluster', run: () => (config.cluster.enabled ? clusterOffline(join(paths.data, 'cluster', 'nodes.json')) : [info('the cluster is not enabled')]) },
   ];
   return runDoctor(sections);
@@ -89,6 +92,18 @@ function databaseOffline(file: string): Finding[] {
     return row?.one === 1 ? [ok(`${file} opens and answers`)] : [fail(`${file} did not answer SELECT 1`)];
   } finally {
     db.close();
+  }
+}
+
+/** The quarantines the controller keeps; read only (a damaged file is reported, never moved, by the offline doctor). */
+function quarantineOffline(file: string): Finding[] {
+  if (!existsSync(file)) return [];
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (!Value.Check(QuarantineFileSchema, parsed)) return [warn(`${file} has an unexpected shape`, 'the controller moves it aside at its next start and forgets the quarantines in it')];
+    return quarantineFindings(parsed.quarantined);
+  } catch (error) {
+    return [warn(`${file} cannot be read: ${(error as Error).message}`, 'the controller moves it aside at its next start and forgets the quarantines in it')];
   }
 }
 

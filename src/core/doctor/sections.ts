@@ -1,6 +1,7 @@
 import type { Kernel } from '../../kernel';
 import { configurationFindings } from './configuration';
 import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import { brokenFileFindings, quarantineFindings } from './groups';
 import { isolationFindings } from './isolation';
 import type { DoctorSection } from './model';
 import { clusterFindings, databaseFindings, serviceFindings } from './runtime-checks';
@@ -11,10 +12,10 @@ export function controllerSections(kernel: Kernel, probe: JavaProbe = probeJava)
   return [
     // Isolation belongs to the environment: what the host lets svc do to keep game servers apart.
     { name: 'Environment', run: () => [...environmentFindings(kernel.groups.list(), kernel.config.java, probe), ...isolationFindings(kernel.isolation, kernel.config.services.isolation_uid_base)] },
-    { name: 'Configuration', run: () => configurationFindings(kernel.config, kernel.apiToken.source, kernel.dir) },
+    { name: 'Configuration', run: () => [...brokenFileFindings(kernel.groups.brokenFiles(), kernel.dedicated.brokenFiles()), ...configurationFindings(kernel.config, kernel.apiToken.source, kernel.dir)] },
     { name: 'Storage', run: () => storageFindings(kernel.paths) },
     { name: 'Database', run: () => databaseFindings(kernel.db) },
-    { name: 'Services', run: () => serviceFindings(kernel.services) },
+    { name: 'Services', run: () => [...quarantineFindings(kernel.manager.quarantines(), kernel.manager.quarantineProblem()), ...serviceFindings(kernel.services)] },
     { name: 'Cluster', run: () => clusterFindings(kernel.cluster?.cluster ?? null) },
     ...kernel.modules.doctorSections(),
   ];

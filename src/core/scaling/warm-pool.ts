@@ -54,6 +54,9 @@ export class WarmPool {
     this.unsubscribe = deps.bus.subscribe((event) => {
       const group = String(event.data.group ?? '');
       if (event.type === 'GROUP_DELETED') void this.drain(group, 'its group was deleted');
+      // A quarantined group's booted instances could never be taken (every start is refused).
+      else if (event.type === 'GROUP_QUARANTINED') void this.drain(group, 'its group is quarantined for a crash loop');
+      else if (event.type === 'GROUP_QUARANTINE_LIFTED') this.soon();
       else if (event.type === 'GROUP_UPDATED' || event.type === 'GROUP_CREATED') this.groupChanged(group);
       else if (event.type === 'SERVICE_STARTING' || event.type === 'SERVICE_CRASHED' || event.type === 'SERVICE_STOPPED') this.soon();
     });

@@ -3,6 +3,7 @@ import type { Group } from '../groups/model';
 import { SOFTWARE } from '../software/kinds';
 import type { ManagerDeps } from './manager';
 import type { ServiceRecord } from './registry';
+import { quarantineRefusal } from './quarantine';
 import type { StartGate } from './start-gate';
 
 /** The starts a boot makes, through the manager's own entry points. */
@@ -32,6 +33,7 @@ export class GroupBoot {
     await this.fillToMinimum(backends);
     for (const name of this.deps.dedicated?.names() ?? []) {
       if (this.gate.closed) break;
+      if (this.skipQuarantined(name)) continue;
       await this.starts.startDedicated(name, 'system').catch((error: unknown) => this.deps.log.error({ service: name, err: error }, 'boot start of a dedicated service failed'));
     }
   }
@@ -54,10 +56,19 @@ export class GroupBoot {
     });
   }
 
+  /** A quarantined group (or dedicated service) is not started at boot: said once, with how to lift it. */
+  private skipQuarantined(name: string): boolean {
+    const quarantine = this.gate.quarantines.get(name);
+    if (!quarantine) return false;
+    this.deps.log.warn({ group: name, since: quarantine.since }, `not started at boot: ${quarantineRefusal(quarantine)}`);
+    return true;
+  }
+
   private async fillToMinimum(groups: Group[]): Promise<ServiceRecord[]> {
     const started: ServiceRecord[] = [];
     for (const group of groups) {
       const missing = group.minInstances - this.deps.registry.runningInstances(group.name);
+      if (missing > 0 && this.skipQuarantined(group.name)) continue;
       for (let i = 0; i < missing && !this.gate.closed; i++) {
         try {
           started.push(await this.starts.start(group.name, 'system'));

@@ -28,7 +28,6 @@ export class DedicatedStarts {
   async start(name: string, actor: Actor, restartCount = 0): Promise<ServiceRecord> {
     const launch = this.deps.dedicated?.launchOf(name);
     if (!launch) throw new ApiError('DEDICATED_NOT_FOUND', `dedicated service "${name}" does not exist`);
-    if (actor !== 'system') this.gate.release(name);
     const instance = await this.gate.lockOf(name).run(() => this.claim(name, launch, restartCount));
     return instance.queue.run(() => this.launcher.launch(instance, launch.policy, actor, () => launch.prepare(instance.record)));
   }

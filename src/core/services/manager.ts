@@ -15,6 +15,7 @@ import { InstanceTable, type Instance } from './instances';
 import { InstanceLauncher } from './launch';
 import { Migration } from './migration';
 import { ProcessWatch } from './process-watch';
+import { Quarantines, type QuarantineRecord } from './quarantine';
 import { Recovery } from './recovery';
 import type { ServiceRecord, ServiceRegistry } from './registry';
 import { CrashRestarts } from './restarts';
@@ -120,6 +121,8 @@ export interface ManagerDeps {
   launcher: ProcessLauncher;
   /** Where the services are remembered across controller restarts. */
   stateFile: ServiceStateFile;
+  /** Where quarantined groups are kept until an operator lifts them (data/state/quarantine.json); absent: in memory only. */
+  quarantineFile?: string;
   timing?: Partial<ManagerTiming>;
   /** Dedicated services; without it, only groups run. */
   dedicated?: DedicatedSource;
@@ -162,7 +165,7 @@ export interface StartOptions {
  */
 export class ServiceManager {
   private readonly table: InstanceTable;
-  private readonly gate = new StartGate();
+  private readonly gate: StartGate;
   private readonly watcher: ProcessWatch;
   private readonly restarts: CrashRestarts;
   private readonly staleWatch: StaleWatch;
@@ -178,6 +181,12 @@ export class ServiceManager {
 
   constructor(private readonly deps: ManagerDeps) {
     const timing: ManagerTiming = { ...DEFAULT_MANAGER_TIMING, ...deps.timing };
+    // Quarantines the last controller left hold before anything starts.
+    const quarantines = new Quarantines(deps.quarantineFile ?? null);
+    const problem = quarantines.load();
+    if (problem) deps.log.error(problem);
+    for (const q of quarantines.list()) deps.log.warn({ group: q.name, since: q.since }, `${q.kind} ${q.name} is quarantined since ${q.since} (${q.reason}); nothing starts it until an operator lifts it`);
+    this.gate = new StartGate(quarantines);
     // Read at each use: the cluster joins after the manager exists (useRemoteNodes).
     const remote = () => this.remote;
     const table = new InstanceTable(deps);
@@ -241,6 +250,36 @@ export class ServiceManager {
     return this.gate.isQuarantined(name);
   }
 
+  /** The quarantine of this group (or dedicated service), if it is quarantined. */
+  quarantineOf(name: string): QuarantineRecord | undefined {
+    return this.gate.quarantines.get(name);
+  }
+
+  /** Every quarantined group and dedicated service, by name. */
+  quarantines(): QuarantineRecord[] {
+    return this.gate.quarantines.list();
+  }
+
+  /** What was wrong with the quarantine file at start (it was moved aside), or null. */
+  quarantineProblem(): string | null {
+    return this.gate.quarantines.problem;
+  }
+
+  /**
+   * An operator lifts a quarantine: written first (a failed write throws and it stays), then
+   * the crash history of the group starts afresh and GROUP_QUARANTINE_LIFTED says who did it.
+   * The refill, scaling and the warm pool start it again on their own; undefined when it was
+   * not quarantined.
+   */
+  liftQuarantine(name: string, actor: Actor): QuarantineRecord | undefined {
+    const lifted = this.gate.quarantines.lift(name);
+    if (!lifted) return undefined;
+    this.restarts.forgetCrashes(name);
+    this.deps.log.info({ group: name, actor }, `the quarantine of ${lifted.kind} ${name} (since ${lifted.since}) was lifted by ${actor}`);
+    this.deps.bus.publish('GROUP_QUARANTINE_LIFTED', { group: name, kind: lifted.kind, since: lifted.since }, actor);
+    return lifted;
+  }
+
   /** Replacements of crashed instances of this group waiting out their backoff. */
   pendingRestartsOf(group: string): number {
     return this.restarts.pendingRestartsOf(group);
@@ -267,6 +306,8 @@ export class ServiceManager {
   /** Stop, then start again; a failure of either half is SERVICE_RESTART_FAILED saying which half and why. */
   async restart(name: string, actor: Actor): Promise<ServiceRecord> {
     const { group, isDedicated } = this.table.require(name).record;
+    // Refused before the stop: a quarantined group would be left with one instance fewer.
+    this.gate.refuseWhenQuarantined(group);
     try {
       await this.stop(name, actor);
     } catch (error) {
@@ -283,7 +324,9 @@ export class ServiceManager {
    * Moves a group instance to another node, checked first so a move that cannot happen
    * leaves the service running; then a graceful stop, and a start there under the same name.
    */
-  migrate(name: string, actor: Actor, target?: string): Promise<ServiceRecord> {
+  async migrate(name: string, actor: Actor, target?: string): Promise<ServiceRecord> {
+    // Checked before the stop, as the target is: a quarantined group's second half would be refused.
+    this.gate.refuseWhenQuarantined(this.table.require(name).record.group);
     return this.migration.migrate(name, actor, target);
   }
 

@@ -2,8 +2,9 @@ import { monotonicNow } from '../time/monotonic';
 import type { Actor } from '../../events/catalogue';
 import type { Group } from '../groups/model';
 import { diagnose } from '../supervisor/diagnosis';
-import { decideRestart, type RestartPolicy } from '../supervisor/restart-policy';
+import { crashesInWindow, decideRestart, type RestartPolicy } from '../supervisor/restart-policy';
 import type { Instance, InstanceTable } from './instances';
+import { quarantineRefusal } from './quarantine';
 import type { ManagerDeps, ManagerTiming } from './manager';
 import type { ServiceRecord } from './registry';
 import type { StartGate } from './start-gate';
@@ -22,6 +23,7 @@ export interface Relaunch {
  * hand stop can call them off.
  */
 export class CrashRestarts {
+  /** Crash times of each group (or dedicated service) inside the breaker's window, on the monotonic clock. */
   private readonly crashTimes = new Map<string, number[]>();
   /** Restarts waiting out their backoff, with the group (or dedicated service) they will start. */
   private readonly pendingRestarts = new Map<ReturnType<typeof setTimeout>, string>();
@@ -33,6 +35,8 @@ export class CrashRestarts {
     private readonly hooks: StopHooks,
     private readonly timing: ManagerTiming,
     private readonly relaunch: Relaunch,
+    /** Monotonic ms for the breaker's window (injectable for tests); wall time only goes into the quarantine record. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Replacements of crashed instances of this group waiting out their backoff. */
@@ -79,19 +83,17 @@ export class CrashRestarts {
     bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: record.restartCount });
     log.warn({ service: record.name, exitCode: code, diagnosis: record.diagnosis, lastLines: lines.slice(-10) }, 'service crashed');
 
-    const now = monotonicNow();
-    const times = [...(this.crashTimes.get(group.name) ?? []), now].filter((t) => now - t <= this.timing.restart.loopWindowMs);
+    const now = this.now();
+    const times = crashesInWindow([...(this.crashTimes.get(group.name) ?? []), now], now, this.timing.restart.loopWindowMs);
     this.crashTimes.set(group.name, times);
     const policy: RestartPolicy = { restartOnCrash: group.restartOnCrash, maxRestarts: group.maxRestarts, ...this.timing.restart };
-    const decision = decideRestart(policy, { restartCount: record.restartCount, readyForMs, groupCrashTimes: times, now });
+    const decision = decideRestart(policy, { restartCount: record.restartCount, readyForMs, groupCrashTimes: times, now, quarantined: this.gate.isQuarantined(group.name) });
     if (decision.kind === 'no-restart') {
       log.info({ service: record.name }, `not restarted: ${decision.reason}`);
       return;
     }
     if (decision.kind === 'quarantine') {
-      this.gate.quarantine(group.name, decision.reason);
-      log.error({ group: group.name }, decision.reason);
-      bus.publish('API_WARNING', { message: `group ${group.name}: ${decision.reason}` });
+      this.quarantine(record, group, decision.reason, decision.crashes, code);
       return;
     }
     log.info({ service: record.name, attempt: decision.attempt, delayMs: decision.delayMs }, 'restarting after a crash');
@@ -101,6 +103,32 @@ export class CrashRestarts {
       replacement.catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
     }, decision.delayMs);
     this.pendingRestarts.set(timer, group.name);
+  }
+
+  /**
+   * The breaker tripped: the group (or dedicated service) is quarantined, durably, until an
+   * operator lifts it; its replacements waiting out a backoff are called off. Every start path
+   * refuses it from now on (the warm pool drains on GROUP_QUARANTINED).
+   */
+  private quarantine(record: ServiceRecord, group: Group, reason: string, crashes: number, code: number | null): void {
+    const { bus, log } = this.deps;
+    const kind = record.isDedicated ? ('dedicated' as const) : ('group' as const);
+    const entry = { name: group.name, kind, reason, crashes, since: new Date().toISOString(), lastService: record.name, lastExitCode: code, diagnosis: record.diagnosis };
+    try {
+      this.gate.quarantines.add(entry);
+    } catch (error) {
+      // Held in memory all the same: a full disk must not let the loop run on.
+      log.error({ group: group.name, err: error }, `the quarantine of ${group.name} could not be written (${(error as Error).message}); it holds until the controller restarts`);
+    }
+    this.cancelPendingRestarts(group.name);
+    log.error({ group: group.name, crashes, lastService: record.name, exitCode: code, diagnosis: record.diagnosis }, quarantineRefusal(entry));
+    bus.publish('GROUP_QUARANTINED', { group: group.name, kind, reason, crashes, service: record.name });
+    bus.publish('API_WARNING', { message: `group ${group.name}: ${reason}; quarantined until an operator lifts it` });
+  }
+
+  /** A lifted quarantine starts from a clean history: the crashes that tripped it do not count again. */
+  forgetCrashes(group: string): void {
+    this.crashTimes.delete(group);
   }
 
   /**

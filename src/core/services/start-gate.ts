@@ -1,16 +1,19 @@
 import { ApiError } from '../../errors';
+import { quarantineRefusal, Quarantines } from './quarantine';
 import { SerialQueue } from './serial';
 
 /**
  * Whether a start may go ahead: never once the controller shuts down, never for a group (or
- * dedicated service) quarantined for a crash loop until an operator starts it by hand. Also
- * the per-name locks under which a start makes the choices that must not race (limit, name,
- * port).
+ * dedicated service) quarantined for a crash loop until an operator lifts the quarantine
+ * (every start asks here: an operator's, a crash restart, the minInstances refill, scaling,
+ * the warm pool, a migration's second half, on this machine or an agent). Also the per-name
+ * locks under which a start makes the choices that must not race (limit, name, port).
  */
 export class StartGate {
   private readonly locks = new Map<string, SerialQueue>();
-  private readonly quarantined = new Map<string, string>();
   private shutDown = false;
+
+  constructor(readonly quarantines: Quarantines = new Quarantines(null)) {}
 
   get closed(): boolean {
     return this.shutDown;
@@ -28,20 +31,16 @@ export class StartGate {
   }
 
   isQuarantined(name: string): boolean {
-    return this.quarantined.has(name);
+    return this.quarantines.has(name);
   }
 
-  quarantine(name: string, reason: string): void {
-    this.quarantined.set(name, reason);
-  }
-
-  release(name: string): void {
-    this.quarantined.delete(name);
+  refuseWhenQuarantined(name: string): void {
+    const quarantine = this.quarantines.get(name);
+    if (quarantine) throw new ApiError('GROUP_QUARANTINED', quarantineRefusal(quarantine));
   }
 
   refuseWhenClosedOrQuarantined(name: string): void {
     if (this.shutDown) throw new ApiError('SERVICE_START_FAILED', 'the controller is shutting down');
-    const quarantine = this.quarantined.get(name);
-    if (quarantine) throw new ApiError('SERVICE_START_FAILED', `${name} is quarantined (${quarantine}); start it by hand to clear`);
+    this.refuseWhenQuarantined(name);
   }
 }

@@ -24,7 +24,6 @@ export class GroupStarter {
    */
   async start(groupName: string, actor: Actor, restartCount = 0, options: StartOptions = {}): Promise<ServiceRecord> {
     const group = this.deps.groups.require(groupName);
-    if (actor !== 'system') this.gate.release(groupName); // an operator's start clears a quarantine
     const claim = await this.gate.lockOf(groupName).run(async () => {
       this.gate.refuseWhenClosedOrQuarantined(group.name);
       const running = this.deps.registry.runningInstances(group.name);

@@ -40,6 +40,7 @@ export const ServiceViewSchema = Type.Object({
   isDedicated: Type.Boolean(),
   proxyEnabled: Type.Boolean(),
   diagnosis: Type.Union([Type.String(), Type.Null()], { description: 'why it last failed, when it did' }),
+  quarantined: Type.Boolean({ description: 'svc: its group (or dedicated service) is quarantined for a crash loop: it is not restarted, and no instance starts until an operator lifts it' }),
   sync: Type.Optional(SyncViewSchema),
 });
 export type ServiceView = Static<typeof ServiceViewSchema>;
@@ -51,7 +52,7 @@ export function memoryUsedMb(record: Pick<ServiceRecord, 'memoryUsedMb' | 'nodeI
 }
 
 /** The API form of a service record, with live memory from the process table (and sync facts when `sync` is given). */
-export function serviceView(record: ServiceRecord, now = Date.now(), sync?: SyncLookup): ServiceView {
+export function serviceView(record: ServiceRecord, now = Date.now(), sync?: SyncLookup, quarantined = false): ServiceView {
   const facts = sync?.(record);
   const uptimeSeconds = record.startedAt ? secondsSince(record.startedAt, now) : 0;
   return {
@@ -78,6 +79,7 @@ export function serviceView(record: ServiceRecord, now = Date.now(), sync?: Sync
     isDedicated: record.isDedicated,
     proxyEnabled: !record.isProxy && record.proxyEnabled,
     diagnosis: record.diagnosis,
+    quarantined,
     ...(facts ? { sync: facts } : {}),
   };
 }

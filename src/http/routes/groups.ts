@@ -4,7 +4,7 @@ import type { Kernel } from '../../kernel';
 import { bodyValues, groupDefaults, GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
 import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
 import { holdsAdmin } from '../auth';
-import { groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
+import { groupQuarantine, groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
@@ -36,7 +36,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
     // The mod scanner (zip reading, zlib) loads with the first group shown, not at start.
     const { scanModIds } = await import('../../core/groups/mod-ids');
     const modLists = await Promise.all(templateStack(group).map((template) => scanModIds(join(kernel.paths.templates, template, 'mods'))));
-    return groupView(group, { activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort() });
+    return groupView(group, { activeInstances: services.activeInstances(group.name), modIds: [...new Set(modLists.flat())].sort(), quarantine: groupQuarantine(kernel.manager.quarantineOf(group.name)) });
   }
 
   return [

@@ -45,7 +45,7 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
         const list = services
           .all()
           .filter((s) => (query.group === undefined || s.group === query.group) && (query.state === undefined || s.state === query.state) && (query.customState === undefined || s.customState === query.customState))
-          .map((s) => serviceView(s, Date.now(), syncOf));
+          .map((s) => serviceView(s, Date.now(), syncOf, manager.isQuarantined(s.group)));
         return { services: list, total: list.length, count: list.length };
       },
     }),
@@ -90,7 +90,10 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       summary: 'One service',
       params: Name,
       response: { 200: ServiceViewSchema },
-      handler: ({ params }) => serviceView(record(params.name), Date.now(), syncOf),
+      handler: ({ params }) => {
+        const found = record(params.name);
+        return serviceView(found, Date.now(), syncOf, manager.isQuarantined(found.group));
+      },
     }),
     defineRoute({
       method: 'POST',

@@ -19,6 +19,7 @@ const StatusSchema = t.Object({
       maxPlayers: t.Integer({ description: 'capacity of the active instances' }),
       software: t.String(),
       version: t.String(),
+      quarantined: t.Boolean({ description: 'svc: the crash-loop breaker stopped the group; nothing starts it until an operator lifts it (GET /api/groups/{name} says why and how)' }),
     }),
   ),
 });

@@ -4,6 +4,7 @@ import { pingServer } from '../../net/server-list-ping';
 import { listOnlinePlayers, type Ping } from '../../players/online-players';
 import { PLAYER_NAME_PATTERN } from '../../players/uuid';
 import type { NetworkActions } from '../../proxy/network-actions';
+import { quarantineRefusal } from '../../services/quarantine';
 import { serviceView } from '../../services/view';
 import { expectArgs, parseFlags } from '../args';
 import { CommandFailure, UsageError, type Command } from '../command';
@@ -27,8 +28,9 @@ export function networkCommands(kernel: Kernel, actions: NetworkActions, ping: P
       out.info(`uptime ${s.uptimeHuman} · ${s.totalServices} service(s) · ${s.totalPlayers} player(s)`);
       if (s.groups.length === 0) out.info('no groups yet: create one with POST /api/groups or a file in config/groups/');
       for (const g of s.groups) {
-        out.item(`${g.name}: ${g.instances}/${g.maxInstances} instance(s) · ${g.players}/${g.maxPlayers} players · ${g.software} ${g.version}`);
+        out.item(`${g.name}: ${g.instances}/${g.maxInstances} instance(s) · ${g.players}/${g.maxPlayers} players · ${g.software} ${g.version}${g.quarantined ? ' · QUARANTINED' : ''}`);
       }
+      for (const q of kernel.manager.quarantines()) out.error(quarantineRefusal(q));
     },
   };
 
@@ -66,8 +68,10 @@ export function networkCommands(kernel: Kernel, actions: NetworkActions, ping: P
       const all = groups.list();
       out.header(`${all.length} group(s)`);
       for (const g of all) {
-        out.item(`${g.name}  ${g.type} ${g.software} ${g.version}  ${services.activeInstances(g.name)} running (min ${g.minInstances}, max ${g.maxInstances})  ${g.memory}`);
+        const quarantined = kernel.manager.isQuarantined(g.name) ? '  QUARANTINED' : '';
+        out.item(`${g.name}  ${g.type} ${g.software} ${g.version}  ${services.activeInstances(g.name)} running (min ${g.minInstances}, max ${g.maxInstances})  ${g.memory}${quarantined}`);
       }
+      for (const q of kernel.manager.quarantines()) if (q.kind === 'group') out.error(quarantineRefusal(q));
       for (const broken of groups.brokenFiles()) out.error(`not loaded: ${broken.message}`);
     },
   };
