@@ -73,7 +73,8 @@ import { useTenantLog } from './core/tenancy/fs/report';
 import type { ModuleEntry } from './modules/module';
 import { ModuleRegistry } from './modules/registry';
 import { BUILTIN_MODULES } from './modules/builtin';
-import { openDatabase, type Database } from './storage/db';
+import { openCheckedDatabase, type Database } from './storage/db';
+import { prepareStorage } from './storage/startup';
 import { migrate } from './storage/migrate';
 import { CORE_MIGRATIONS } from './storage/core-migrations';
 import { BackgroundCheckpointer } from './storage/checkpointer';
@@ -98,10 +99,10 @@ import { pathsOf } from './config/paths';
 import { pullState, pushState } from './cluster/state-sync/client';
 import { startupMark } from './startup-trace';
 import { ServiceCredentials } from './core/tenancy/service-credentials';
-import { isActiveService } from './core/tenancy/liveness';
 import { logServiceLifecycle } from './core/services/lifecycle-log';
 import { isolationLabel } from './core/isolation/resolve';
 import type { StaleHolder } from './core/lock/dir-lock';
+import { isActiveService } from './core/tenancy/liveness';
 
 export interface ControllerOptions {
   /** Supervisor timings (tests shorten the 30 s stop timeout and the restart backoff). */
@@ -133,11 +134,11 @@ export interface ControllerOptions {
   restartInPlace?: (reason: string) => void;
   /** The release feed's fetch (tests); default the global fetch. */
   updateFetch?: typeof fetch;
-}
   /** The working directory's lock main.ts took (its file, and the holder before it when that one did not stop cleanly), for the start banner. */
   lock?: { file: string; stale: StaleHolder | null };
   /** Set when this process is the controller restarted in place (why: an update, SIGUSR2, `svc restart`). */
   restartedInPlace?: string;
+}
 
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const SHUTDOWN_DELAY_MS = 250;
@@ -180,10 +181,12 @@ export class Controller {
       stdout: options.stdout,
     });
     if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
-    for (const warning of warnings) log.warn(warning);
     const stale = options.lock?.stale;
     if (stale) log.warn({ file: options.lock!.file, pid: stale.pid }, `took over the lock of a controller that did not stop cleanly (pid ${stale.pid}, ${stale.reason === 'not running' ? 'no longer running' : 'now another program'})`);
+    for (const warning of warnings) log.warn(warning);
     startupMark('logger open');
+    // Before anything in data/ is touched: a usable folder, a database not lost since the last run, no temp files of killed writes.
+    prepareStorage({ dir, configPath, paths, dbFile: join(paths.data, `${config.database.name}.db`), log });
     // Entries of service directories svc leaves alone (links, FIFOs, hard links: tenancy/fs) are named in this log.
     useTenantLog(log.child({ area: 'tenancy' }));
 
@@ -210,7 +213,7 @@ export class Controller {
     let db: Database | undefined;
     const dbPath = join(paths.data, `${config.database.name}.db`);
     try {
-      db = openDatabase(dbPath);
+      db = openCheckedDatabase(dbPath);
       migrate(db, 'core', CORE_MIGRATIONS);
       startupMark('database open, core migrated');
     } catch (error) {
@@ -244,9 +247,9 @@ export class Controller {
 
     let controller: Controller | undefined;
     const services = new ServiceRegistry();
-    // Each game server's own SVC_API_TOKEN: valid while that service is active, never an operator's token.
     // Start, ready and stop of every service in the journal and svc.log, with or without a terminal.
     logServiceLifecycle(bus, services, log.child({ area: 'services' }));
+    // Each game server's own SVC_API_TOKEN: valid while that service is active, never an operator's token.
     const credentials = new ServiceCredentials(join(paths.data, 'state', 'service-credentials.json'), (name) => isActiveService(services, name), log.child({ area: 'tenancy' }));
     auth.useTenants(credentials);
     // Version lists, server jars (and Forge/NeoForge installs) for starts and plugins, from the upstreams named in [software].
@@ -428,9 +431,9 @@ export class Controller {
       startupMark('API listening');
       // This process may be the new binary of an update: say so once the API is up.
       kernel.updates.announceApplied();
+      controller.logBanner();
       if (config.loadbalancer.enabled) kernel.loadBalancer = (await import('./loadbalancer/start')).startLoadBalancer(kernel);
       // Scaling and the warm pool begin once the boot order has brought every group to its minimum.
-      controller.logBanner();
       void manager
         .bootGroups()
         .catch((error: unknown) => log.error({ err: error }, 'boot failed'))
@@ -535,9 +538,6 @@ export class Controller {
     kernel.bus.publish('API_STARTED', { bind: config.api.bind, port: this.port });
   }
 
-  private startAuditPruning(): void {
-    const { config, audit, log } = this.kernel;
-    const prune = () => {
   /** One line saying what runs: version, directory, API, isolation, modules, and the pid. */
   private logBanner(): void {
     const { kernel, options } = this;
@@ -554,6 +554,9 @@ export class Controller {
     );
   }
 
+  private startAuditPruning(): void {
+    const { config, audit, log } = this.kernel;
+    const prune = () => {
       const cutoff = Date.now() - config.audit.retention_days * 24 * 3600 * 1000;
       audit
         .prune(cutoff)
@@ -611,11 +614,11 @@ export class Controller {
    */
   restartInPlace(reason: string): void {
     if (this.stopping) return;
+    const running = this.kernel.services.all().filter((s) => s.pid !== null).length;
+    this.kernel.log.warn({ reason, services: running }, `restarting in place (${reason}): the ${running} running service(s) keep running and are re-attached`);
     this.stopping = this.doStop(reason, { keepServices: true });
     void this.stopping.then(() => (this.options.restartInPlace ?? (() => (this.options.exit ?? process.exit)(75)))(reason));
   }
-    const running = this.kernel.services.all().filter((s) => s.pid !== null).length;
-    this.kernel.log.warn({ reason, services: running }, `restarting in place (${reason}): the ${running} running service(s) keep running and are re-attached`);
 
   private async doStop(reason: string, { keepServices }: { keepServices: boolean }): Promise<void> {
     const { kernel } = this;

@@ -43,7 +43,19 @@ export function loadConfig(path: string, env: Record<string, string | undefined>
   if (config.controller.strict_config && warnings.length > 0) {
     throw new ConfigError(`${warnings[0]} (strict_config = true refuses unknown keys)`);
   }
+  const empty = emptyConfigWarning(text, path);
+  if (empty) warnings.unshift(empty);
   return { config, warnings, created };
+}
+
+/**
+ * A config file with nothing in it (0 bytes or only blanks) is valid TOML and means "all
+ * defaults", but is far more often a file a crash or a bad copy truncated than a choice: said
+ * loudly at every start and by the doctor. The commented file `svc init` writes is not empty.
+ */
+export function emptyConfigWarning(text: string, path: string): string | undefined {
+  if (text.trim() !== '') return undefined;
+  return `${path} is EMPTY (${text.length} bytes): every setting is at its default, whatever this controller was configured with before. If it was truncated, restore it from a backup; to get the commented default file instead, delete it and start once (or run svc init)`;
 }
 
 /** Parses and validates svc.toml text. Unknown keys become warnings; bad values throw. */

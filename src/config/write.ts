@@ -15,13 +15,63 @@ export interface AtomicWriteOptions {
 }
 
 /**
+ * The temp files writeFileAtomic makes: `.<name>.<pid>.<12 hex digits>.tmp`, beside the file.
+ * A process killed between creating one and its rename leaves it behind; the controller
+ * removes those at start (storage/temp-files.ts), matching exactly this and nothing else.
+ */
+export const ATOMIC_TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * A write that failed, named by the file it was for (never the temp file, which the caller
+ * never heard of) and the folder when the folder is the problem. `code` is the system's
+ * (ENOSPC, EDQUOT, EACCES, …), so callers can tell a full disk from the rest.
+ */
+export class FileWriteError extends Error {
+  override name = 'FileWriteError';
+  readonly code: string;
+
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    const code = String((cause as NodeJS.ErrnoException).code ?? 'EIO');
+    super(describeWriteFailure(path, code, cause), { cause });
+    this.code = code;
+  }
+}
+
+function describeWriteFailure(path: string, code: string, cause: unknown): string {
+  switch (code) {
+    case 'ENOSPC':
+      return `${path} could not be written: no space left on the device (ENOSPC)`;
+    case 'EDQUOT':
+      return `${path} could not be written: the disk quota is used up (EDQUOT)`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${path} could not be written: the folder ${dirname(path)} does not let this user (uid ${process.getuid?.() ?? '?'}) create files in it (${code}); give the user svc runs as write access to it`;
+    case 'EROFS':
+      return `${path} could not be written: ${dirname(path)} is on a read-only file system (EROFS)`;
+    default: {
+      // The system's message names the temp file, which the reader never heard of: not shown.
+      const syscall = (cause as NodeJS.ErrnoException).syscall;
+      return `${path} could not be written (${code}${syscall ? ` in ${syscall}` : ''})`;
+    }
+  }
+}
+
+/**
  * Writes a file so that a reader (or a crash) sees either the old or the new content, never
- * a mix: temp file in the same directory, (fsync), rename, (fsync the directory).
+ * a mix: temp file in the same directory, (fsync), rename, (fsync the directory). A failure
+ * leaves the old file as it was, removes the temp file, and is thrown as a FileWriteError.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   const { mode = 0o644, durable = true } = options;
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new FileWriteError(path, error);
+  }
   // A random part, so two writers of one file (two processes, or a sync and an async path) never share a temp file.
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -37,8 +87,12 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     }
     renameSync(tmp, path);
   } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      /* the folder refused the temp file in the first place */
+    }
+    throw new FileWriteError(path, error);
   }
   if (durable) syncDirectory(dir);
 }

@@ -41,6 +41,22 @@ describe('the embedded default svc.toml', () => {
 });
 
 describe('loadConfig', () => {
+  test('an empty svc.toml (0 bytes or only blanks) runs on the defaults with a loud warning first; the commented default file and a real one get none', () => {
+    for (const text of ['', '\n  \n\t']) {
+      const file = dirWith(text);
+      const { config, warnings } = loadConfig(file, {});
+      expect(config).toEqual(defaultConfig());
+      expect(warnings[0]).toBe(
+        `${file} is EMPTY (${text.length} bytes): every setting is at its default, whatever this controller was configured with before. If it was truncated, restore it from a backup; to get the commented default file instead, delete it and start once (or run svc init)`,
+      );
+      expect(readFileSync(file, 'utf8')).toBe(text);
+    }
+    expect(loadConfig(dirWith(DEFAULT_CONFIG_TEXT), {}).warnings).toEqual([]);
+    expect(loadConfig(dirWith('# only a comment\n'), {}).warnings).toEqual([]);
+    // strict_config refuses unknown keys, not an empty file (there is nothing to refuse).
+    expect(loadConfig(dirWith(''), {}).config.controller.strict_config).toBe(false);
+  });
+
   test('first launch writes the commented default file', () => {
     const file = dirWith();
     const { config, created } = loadConfig(file, {});

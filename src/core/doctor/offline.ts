@@ -1,4 +1,3 @@
-import { Database } from 'bun:sqlite';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
@@ -13,6 +12,7 @@ import { isolationFindings } from './isolation';
 import { previewIsolation } from '../isolation';
 import { fail, info, ok, runDoctor, warn, type DoctorReport, type DoctorSection, type Finding } from './model';
 import { storageFindings } from './storage';
+import { offlineDatabaseFindings } from './database';
 import { brokenFileFindings, quarantineFindings } from './groups';
 import { QuarantineFileSchema } from '../services/quarantine';
 import { Value } from '@sinclair/typebox/value';
@@ -44,7 +44,7 @@ export async function offlineDoctor(dir: string, configPath: string, env: Record
       ],
     },
     { name: 'Storage', run: () => storageFindings(paths) },
-    { name: 'Database', run: () => databaseOffline(join(paths.data, `${config.database.name}.db`)) },
+    { name: 'Database', run: () => offlineDatabaseFindings(join(paths.data, `${config.database.name}.db`), paths.data) },
     { name: 'Services', run: () => [...quarantineOffline(join(paths.data, 'state', 'quarantine.json')), ...servicesOffline(join(paths.data, 'state', 'services.json'))] },
     { name: 'Cluster', run: () => (config.cluster.enabled ? clusterOffline(join(paths.data, 'cluster', 'nodes.json')) : [info('the cluster is not enabled')]) },
   ];
@@ -82,17 +82,6 @@ function clusterOffline(registryFile: string): Finding[] {
   }
   findings.push(info(`${enrolments.length} node(s) enrolled (${registryFile})`));
   return [...findings, ...registryFindings(enrolments)];
-}
-
-function databaseOffline(file: string): Finding[] {
-  if (!existsSync(file)) return [info(`${file} does not exist yet`, 'it is created on the first start')];
-  const db = new Database(file, { readonly: true });
-  try {
-    const row = db.query('SELECT 1 AS one').get() as { one: number } | null;
-    return row?.one === 1 ? [ok(`${file} opens and answers`)] : [fail(`${file} did not answer SELECT 1`)];
-  } finally {
-    db.close();
-  }
 }
 
 /** The quarantines the controller keeps; read only (a damaged file is reported, never moved, by the offline doctor). */

@@ -1,14 +1,8 @@
-import type { Database } from 'bun:sqlite';
 import type { ServiceRegistry } from '../services/registry';
 import { HEALTHY_TPS } from '../services/view';
 import { fail, info, ok, warn, type Finding } from './model';
 
 const STUCK_MS = 10 * 60 * 1000;
-
-export function databaseFindings(db: Database): Finding[] {
-  const row = db.query('SELECT 1 AS one').get() as { one: number } | null;
-  return row?.one === 1 ? [ok('the database answers')] : [fail('the database did not answer SELECT 1', 'check the data/ folder and the log')];
-}
 
 /** Crashed, unhealthy, stuck on the way up, or restarting again and again. */
 export function serviceFindings(registry: ServiceRegistry, now = Date.now()): Finding[] {
