@@ -3,6 +3,7 @@ import type { Logger } from '../../log';
 import type { ArgHint, Command, CommandContext, CommandOutput, OutputKind, OutputLine } from './command';
 import { CommandFailure } from './command';
 import { splitForCompletion, tokenize } from './tokenize';
+import { didYouMean } from './suggest';
 
 /** Live names completion draws from. */
 export interface CompletionSource {
@@ -64,7 +65,10 @@ export class CommandRegistry {
     const [name, ...args] = tokenize(input);
     if (name === undefined) return { empty: true };
     const command = this.find(name);
-    return command ? { command, args } : { error: `unknown command "${name}"; \`help\` lists the commands` };
+    if (command) return { command, args };
+    const words = [...this.commands.values()].flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    const hint = didYouMean(name, words);
+    return { error: `unknown command "${name}"${hint}${hint ? ' (' : '; '}\`help\` lists the commands${hint ? ')' : ''}` };
   }
 
   /** Every command, sorted by name. */

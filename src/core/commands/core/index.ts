@@ -1,6 +1,7 @@
 import type { Kernel } from '../../../kernel';
 import type { NetworkActions } from '../../proxy/network-actions';
 import type { CommandRegistry } from '../registry';
+import { groupCommand } from './group-command';
 import { maintenanceCommand } from './maintenance-command';
 import { networkCommands } from './network-commands';
 import { nodesCommand } from './node-commands';
@@ -14,4 +15,5 @@ export function registerCoreCommands(kernel: Kernel, registry: CommandRegistry, 
   for (const command of [...systemCommands(kernel, registry), ...networkCommands(kernel, actions), maintenanceCommand(kernel), proxyCommand(kernel), nodesCommand(kernel), quarantineCommand(kernel), ...serviceCommands(kernel)]) {
     registry.register(command);
   }
+  registry.register(groupCommand(kernel));
 }
