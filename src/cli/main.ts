@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { CliClient } from '../core/commands/cli-sessions';
 import { VERSION } from '../version';
 import { cliConfigDir, ProfileFile } from './profile';
+import { dirTarget, type DirTarget } from './dir-target';
 import { ConnectionError, RemoteConsole } from './remote-transport';
 import { renderLine } from './render';
 import { InteractiveShell } from './shell';
@@ -13,12 +14,17 @@ export const CLI_USAGE = `svc cli: the remote console of an svc controller
 Usage:
   svc cli [options]                 an interactive console (completion, history, screen)
   svc cli [options] -c "<command>"  run one command, print its output, exit
+  svc cli --dir <path> [-c …]       the controller of that working directory, with its token
+                                    (data/api-token or [api] token), on the same machine
 
 Options:
   --url <url>         the controller's API, e.g. http://10.0.0.5:8080 (default: the profile's,
                       else http://127.0.0.1:8080)
   --token <token>     the master token or an admin JWT (prefer SVC_API_TOKEN or a profile:
                       a token on the command line is visible to other users in ps)
+  --dir <path>        a controller's working directory on this machine: its address from
+                      data/controller.json (else [api] of svc.toml) and its master token from
+                      [api] token or data/api-token (readable by the controller's user)
   --profile <name>    use a saved profile (default: "default")
   --save              save --url and --token as the profile, then go on
   -c, --command <c>   run one command and exit
@@ -49,6 +55,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       options: {
         url: { type: 'string' },
         token: { type: 'string' },
+        dir: { type: 'string' },
         profile: { type: 'string' },
         save: { type: 'boolean' },
         command: { type: 'string', short: 'c' },
@@ -66,6 +73,17 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return EXIT.ok;
   }
 
+  // --dir: the controller of a working directory on this machine, read as it reads it.
+  let local: DirTarget | undefined;
+  if (values.dir !== undefined) {
+    try {
+      local = dirTarget(values.dir, env);
+    } catch (error) {
+      io.stderr.write(`svc cli: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
+
   const profiles = new ProfileFile(cliConfigDir(env));
   const profileName = values.profile ?? env.SVC_PROFILE ?? 'default';
   let saved;
@@ -75,15 +93,21 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     io.stderr.write(`svc cli: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
-  if (values.profile !== undefined && !saved && !values.save) {
+  if (values.profile !== undefined && !saved && !values.save && !local) {
     const names = profiles.names();
     io.stderr.write(`svc cli: no profile "${profileName}"${names.length ? ` (saved: ${names.join(', ')})` : ''}; create it with --url, --token and --save\n`);
     return EXIT.usage;
   }
-  const url = values.url ?? env.SVC_URL ?? saved?.url ?? 'http://127.0.0.1:8080';
-  const token = values.token ?? env.SVC_API_TOKEN ?? saved?.token;
+  // What is named on this command line (--url, --token, --dir) wins over the environment, which wins over a profile.
+  const url = values.url ?? (local ? local.url : (env.SVC_URL || saved?.url)) ?? 'http://127.0.0.1:8080';
+  // An empty variable is no token (as the controller reads it), so the next source counts.
+  const token = values.token ?? (env.SVC_API_TOKEN || local?.token || saved?.token);
   if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
     io.stderr.write(`svc cli: --url must be an http:// or https:// address, not "${url}"\n`);
+    return EXIT.usage;
+  }
+  if (!token && local?.tokenProblem) {
+    io.stderr.write(`svc cli: no token: ${local.tokenProblem}\n`);
     return EXIT.usage;
   }
   if (!token) {
