@@ -1,4 +1,5 @@
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Kernel } from '../../kernel';
 import type { Logger } from '../../log';
 import { loadBackupConfig, parseBackupConfig, saveBackupConfig, type BackupConfig } from './config';
@@ -24,6 +25,8 @@ export class BackupRuntime {
   readonly file: string;
   private current: BackupConfig;
   private problem: string | undefined;
+  /** backup.toml did not exist: this start wrote the defaults, and says what they will do. */
+  private readonly firstStart: boolean;
 
   constructor(
     readonly kernel: Kernel,
@@ -31,6 +34,7 @@ export class BackupRuntime {
     dir: string,
   ) {
     this.file = join(dir, 'backup.toml');
+    this.firstStart = !existsSync(this.file);
     const loaded = loadBackupConfig(this.file);
     this.current = loaded.config;
     this.problem = loaded.problem;
@@ -78,6 +82,27 @@ export class BackupRuntime {
       for (const parent of parents) for (const line of recoverInterruptedRestores(parent)) this.log.warn({ folder: parent }, line);
     }
     this.scheduler.start();
+    this.announceSchedules();
+  }
+
+  /**
+   * Says out loud what runs by itself: backups of every service on a schedule cost disk and
+   * I/O, which an operator must not discover from a full disk. Every start, one line; the first
+   * start (the defaults were just written), also where to change them.
+   */
+  private announceSchedules(): void {
+    const config = this.current;
+    const where = resolve(this.kernel.dir, config.localDestination);
+    if (!config.enabled || config.schedules.length === 0) {
+      this.log.info({ file: this.file }, `backups: no schedule runs (${config.enabled ? 'no schedules' : 'enabled = false'} in ${this.file}); \`backup now\` still backs up by hand`);
+      return;
+    }
+    const keep: Record<string, number | undefined> = { hourly: config.retention.hourlyKeep, daily: config.retention.dailyKeep, weekly: config.retention.weeklyKeep, monthly: config.retention.monthlyKeep };
+    const schedules = config.schedules.map((s) => `${s.name} (${s.cron}: ${s.targets.join(', ')}${keep[s.retentionClass] === undefined ? '' : `; keeps ${keep[s.retentionClass]}`})`);
+    this.log.info({ destination: where, timezone: config.timezone, schedules: config.schedules.length }, `backups run on their own: ${schedules.join(', ')}, into ${where} (${config.timezone})`);
+    if (this.firstStart) {
+      this.log.warn({ file: this.file }, `first start: automatic backups of every service, dedicated service and the database are ON with the schedules above; change them in ${this.file} (enabled = false pauses them) or with PUT /api/backups/config`);
+    }
   }
 
   async stop(): Promise<void> {
