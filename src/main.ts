@@ -1,13 +1,14 @@
 #!/usr/bin/env bun
 import { startupMark } from './startup-trace';
 import { parseArgs } from 'node:util';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import type { Controller } from './controller';
 import { ConfigError, ensureConfigFile, loadConfig } from './config/load';
 import { VERSION } from './version';
 import { startupOver } from './jit-policy';
+import { didYouMean } from './core/commands/suggest';
 import { DirLock, DirLockedError, LOCK_FD_ENV, type LockRole } from './core/lock/dir-lock';
 // Read before any update can rename a new file over the running one.
 import './core/update/running-binary';
@@ -45,6 +46,9 @@ Environment:
 
 /** After the start, the one full garbage collection waits this long (the first requests go first). */
 const POST_START_GC_DELAY_MS = 250;
+
+/** The words `svc <command>` knows, for "did you mean". */
+const TOP_COMMANDS = ['controller', 'init', 'doctor', 'agent', 'cli', 'update', 'restart', 'version', 'help'];
 
 /** Exit status for configuration and usage mistakes. */
 const EXIT_USAGE = 2;
@@ -101,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
     case 'agent':
       return runAgent(dir, values.config ? resolve(values.config) : join(dir, 'agent.toml'));
     default:
-      process.stderr.write(`svc: unknown command "${command}"\n\n${USAGE}`);
+      process.stderr.write(`svc: unknown command "${command}"${didYouMean(command, TOP_COMMANDS)}\n\n${USAGE}`);
       return EXIT_USAGE;
   }
 }
@@ -371,7 +375,18 @@ function currentUser(): string {
   } catch {
     // no passwd entry
   }
-  return process.env.USER || `uid ${process.getuid?.() ?? '?'}`;
+  const uid = process.getuid?.();
+  try {
+    // Bun may not name a user it switched to (setpriv, runuser): /etc/passwd does.
+    const entry = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .map((line) => line.split(':'))
+      .find((fields) => fields[2] === String(uid));
+    if (entry?.[0]) return entry[0];
+  } catch {
+    // no passwd file
+  }
+  return process.env.USER || `uid ${uid ?? '?'}`;
 }
 
 const status = await main(process.argv.slice(2));

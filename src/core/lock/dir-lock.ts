@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { dlopen, FFIType } from 'bun:ffi';
 
@@ -86,7 +86,7 @@ function loadLibc(): Libc | null {
 /** The holder the file names, or null when it is empty or not ours to read. */
 export function readLockNote(file: string): LockNote | null {
   try {
-    const note = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockNote>;
+    const note = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as Partial<LockNote>;
     if (typeof note.pid !== 'number' || !Number.isSafeInteger(note.pid) || note.pid <= 0) return null;
     return {
       pid: note.pid,
@@ -137,7 +137,8 @@ export class DirLock {
     const adopted = adoptInherited(file, env, lib);
     if (adopted !== null) return new DirLock(file, adopted, role, version, null, true);
     const previous = readLockNote(file);
-    const fd = openSync(file, 'a+', 0o644);
+    // Read-write without O_APPEND or O_TRUNC: the note is rewritten in place (see write()).
+    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644);
     if (lib) {
       if (lib.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
         closeSync(fd);
@@ -189,11 +190,15 @@ export class DirLock {
     }
   }
 
+  /**
+   * The note as one line from offset 0 in one write, then the file cut to it: a reader sees the
+   * old line or the new one first (readLockNote reads the first line), never an empty file.
+   */
   private write(): void {
     try {
-      ftruncateSync(this.fd, 0);
-      // An O_APPEND descriptor writes at the (new) end: the whole note, from offset 0.
-      writeSync(this.fd, `${JSON.stringify(this.note)}\n`);
+      const line = Buffer.from(`${JSON.stringify(this.note)}\n`);
+      writeSync(this.fd, line, 0, line.length, 0);
+      ftruncateSync(this.fd, line.length);
     } catch {
       // A full disk leaves the old text; the lock itself holds all the same.
     }
