@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FifoPool, launch, reattach, type LaunchSpec, type ProcessHandle, type ReattachResult } from '../supervisor/process';
+import { FifoPool, launch, reattach, type ExitInfo, type LaunchSpec, type ProcessHandle, type ReattachOptions, type ReattachResult } from '../supervisor/process';
 import { isOurWrapper } from '../supervisor/process/pid-probe';
 import { readProcessRecord } from '../supervisor/process/process-record';
 import { readExitFile } from '../supervisor/process/exit-file';
@@ -39,6 +39,10 @@ const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
  * so the wrapper itself stays the controller's (it writes server.pid, exit-code and the log,
  * whose fds the server inherits already open). Re-attach is the supervisor's, unchanged: a
  * service launched by an earlier version is found through the state dir its entry names.
+ *
+ * Nothing of a service outlives it: the wrapper ends its process group, the sandbox's pid
+ * namespace ends with its init, and in uid mode every process of the service's uid is killed
+ * once it has ended (even one that left the group with setsid) before `exited` settles.
  */
 export class IsolatedLauncher {
   private readonly fifos: FifoPool;
@@ -95,15 +99,58 @@ export class IsolatedLauncher {
       await giveFolderTo(workDir, uid);
       argv = [...setprivArgv(setpriv, uid), ...argv];
     }
-    return launch({ ...spec, stateDir, env, argv, sandboxed: isolation.bwrap }, { fifos: this.fifos });
+    const handle = await launch({ ...spec, stateDir, env, argv, sandboxed: isolation.bwrap }, { fifos: this.fifos });
+    return this.endingItsUid(handle);
   }
 
-  reattach(stateDir: string): Promise<ReattachResult> {
-    return reattach(stateDir);
+  async reattach(stateDir: string, options: ReattachOptions = {}): Promise<ReattachResult> {
+    const result = await reattach(stateDir, options);
+    if (result.kind === 'attached') return { kind: 'attached', handle: this.endingItsUid(result.handle) };
+    // Ended while no controller watched: what it left running as its uid goes now, not at its next start.
+    if (result.kind === 'ended') await this.killUidOf(readProcessRecord(stateFiles(stateDir).record));
+    return result;
+  }
+
+  /** uid mode: `exited` settles once no process of the service's uid is left. */
+  private endingItsUid(handle: ProcessHandle): ProcessHandle {
+    const { uids, setpriv } = this.options;
+    if (!this.options.isolation.uid || !uids || !setpriv) return handle;
+    const uid = uids.uidOf(handle.name);
+    return withExitSweep(handle, () => killProcessesOf(setpriv, uid));
+  }
+
+  private async killUidOf(record: ReturnType<typeof readProcessRecord>): Promise<void> {
+    const { uids, setpriv } = this.options;
+    if (!this.options.isolation.uid || !uids || !setpriv || !record.ok || !SAFE_NAME.test(record.record.name)) return;
+    await killProcessesOf(setpriv, uids.uidOf(record.record.name)).catch(() => undefined);
   }
 
   /** Tests and a clean shutdown: no FIFO refill left running. */
   idle(): Promise<void> {
     return this.fifos.idle();
   }
+}
+
+/** The same handle, its `exited` settling only after `sweep` (whose failure it ignores: the exit is what it reports). */
+function withExitSweep(handle: ProcessHandle, sweep: () => Promise<void>): ProcessHandle {
+  const exited: Promise<ExitInfo> = handle.exited.then(async (exit) => {
+    await sweep().catch(() => undefined);
+    return exit;
+  });
+  return {
+    name: handle.name,
+    pid: handle.pid,
+    wrapperPid: handle.wrapperPid,
+    startedAt: handle.startedAt,
+    stateDir: handle.stateDir,
+    logFile: handle.logFile,
+    survivesController: handle.survivesController,
+    exited,
+    onLine: (listener) => handle.onLine(listener),
+    write: (line) => handle.write(line),
+    signal: (signal) => handle.signal(signal),
+    lastLines: (count) => handle.lastLines(count),
+    isAlive: () => handle.isAlive(),
+    close: () => handle.close(),
+  };
 }

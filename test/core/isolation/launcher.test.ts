@@ -116,7 +116,7 @@ describe.skipIf(!IS_ROOT || !HAS_BWRAP)('uid+bwrap (auto as root)', () => {
 });
 
 describe.skipIf(!IS_ROOT)('uid (its own uid only)', () => {
-  test('the folder is given to the uid without following links or touching shared files; leftovers are killed before the next start', async () => {
+  test('the folder is given to the uid without following links or touching shared files; nothing of its uid outlives it, and leftovers are killed before the next start', async () => {
     const { launcher, workDir, dir, isolation } = await site('uid');
     expect(isolation).toMatchObject({ uid: true, bwrap: false });
     const outside = join(dir, 'outside.txt');
@@ -131,7 +131,8 @@ describe.skipIf(!IS_ROOT)('uid (its own uid only)', () => {
     mkdirSync(join(workDir, '.svc'));
     writeFileSync(join(workDir, '.svc', 'process.json'), '{}');
 
-    const { handle, lines } = await start(launcher, workDir, 'echo "home=$HOME tmp=$TMPDIR"; (sleep 300 &); echo forked');
+    // A child in its group, and one that leaves the group (setsid): neither outlives the server.
+    const { handle, lines } = await start(launcher, workDir, 'echo "home=$HOME tmp=$TMPDIR"; (sleep 300 &); setsid sleep 301 & echo forked');
     const uid = (await waitFor(() => JSON.parse(readFileSync(join(dir, 'data', 'isolation-uids.json'), 'utf8')).services['Lobby-1'] as number | undefined, { what: 'the uid' }))!;
     uids.add(uid);
     expect(await handle.exited).toEqual({ code: 0 });
@@ -142,11 +143,15 @@ describe.skipIf(!IS_ROOT)('uid (its own uid only)', () => {
     expect(statSync(join(workDir, 'server.jar')).uid).toBe(0); // two links: the template's copy stays the controller's
     expect(statSync(workDir).mode & 0o777).toBe(0o700);
     expect(existsSync(join(workDir, '.svc', 'process.json'))).toBe(false);
-    // Without a sandbox, the sleep outlives the server ...
-    await waitFor(() => processesOf(uid).length > 0, { what: 'the leftover' });
-    // ... until the next start of the name clears its uid first.
+    // exited settled once every process of its uid had ended.
+    expect(processesOf(uid)).toEqual([]);
+    // Something of its uid that runs all the same (started behind the supervisor's back) goes
+    // before the next start of the name writes into its folder.
+    const stray = Bun.spawn(['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '/bin/sleep', '302'], { stdio: ['ignore', 'ignore', 'ignore'] });
+    await waitFor(() => processesOf(uid).length > 0, { what: 'the stray process' });
     await launcher.vacate('Lobby-1');
     expect(processesOf(uid)).toEqual([]);
+    await stray.exited;
   });
 
   test('vacate refuses while the service itself still runs, and kills nothing then', async () => {

@@ -5,6 +5,7 @@ import { LineSplitter } from './line-splitter';
 import { LogTail } from './log-tail';
 import { pidAlive } from './pid-probe';
 import { probeExit } from './probe-exit';
+import { endGroup } from './process-group';
 import type { ProcessRecord } from './process-record';
 import type { LogTailSeed } from './read-log-tail';
 import { sendSignal } from './send-signal';
@@ -43,7 +44,8 @@ export interface PosixHandleInit {
  * A ProcessHandle over a state dir written by the wrapper: console.log is tailed on change
  * events of the state dir (plus the slow poll), stdin goes through the FIFO, and the end is
  * seen when exit-code appears or the wrapper vanishes. Nothing here holds the server itself,
- * so dropping the handle (close(), or the controller dying) leaves it running.
+ * so dropping the handle (close(), or the controller dying) leaves it running. `exited` settles
+ * once nothing of the service's process group is left (process-group.ts).
  */
 export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   const { record, files } = init;
@@ -54,6 +56,7 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   const emit = (line: string) => fanout.emit(line);
   const tail = new LogTail(files.log, init.startOffset, (bytes) => splitter.push(bytes, emit));
   const stdin = new FifoWriter(files.fifo);
+  const group = { wrapperPid: record.wrapperPid, marker: record.marker };
 
   let ended: ExitInfo | undefined;
   let closed = false;
@@ -78,7 +81,10 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
     splitter.flush(emit);
     ended = exit;
     release();
-    resolveExited(exit);
+    // Whatever the server forked ends with it: the wrapper kills its group once it has recorded
+    // the exit; this covers a wrapper that was killed first. Bounded: a process stuck in the
+    // kernel must not hold up the end forever.
+    void endGroup(group).then(() => resolveExited(exit));
   };
   const tick = () => {
     if (closed || ended || !listening) return;
@@ -136,7 +142,7 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
       stdin.write(bytes);
     },
     signal(signal) {
-      if (!ended) sendSignal(record.pid, record.wrapperPid, signal);
+      if (!ended) sendSignal(record.pid, group, signal);
     },
     lastLines: (count) => fanout.last(count),
     isAlive: () => !ended && pidAlive(record.pid),

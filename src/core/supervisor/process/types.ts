@@ -54,9 +54,16 @@ export interface ProcessHandle {
   onLine(listener: (line: string) => void): () => void;
   /** One line to the server's stdin (a newline is added). Throws on an embedded \n or \r, after close(), or once the process has ended. */
   write(line: string): void;
-  /** Never blocks, never queued: the signal is sent before this returns. A no-op once ended. */
+  /**
+   * Never blocks, never queued: the signal is sent before this returns. A no-op once ended.
+   * SIGTERM goes to the server; SIGKILL to the server and every other process of its group but
+   * the wrapper (send-signal.ts).
+   */
   signal(signal: 'SIGTERM' | 'SIGKILL'): void;
-  /** Settles once, when the server process has ended (after every one of its lines was delivered). Never settles after close(). */
+  /**
+   * Settles once, when the server process has ended (after every one of its lines was delivered)
+   * and nothing it forked is left in its process group (bounded wait). Never settles after close().
+   */
   readonly exited: Promise<ExitInfo>;
   /** Up to `count` most recent lines, oldest first (the buffer keeps RING_CAPACITY lines). */
   lastLines(count: number): string[];

@@ -22,10 +22,15 @@
  *   - <info> is "-", or a file name in the state dir opened for writing on the server's fd 4:
  *     a bubblewrap sandbox (`--info-fd 4`) writes its child's pid there (sandbox-pid.ts), and
  *     bwrap closes it before the sandboxed program runs. Nothing else gets an fd 4.
- * Only the server is signalled by the controller; the wrapper catches HUP/INT/TERM with a no-op
- * trap (caught, not ignored: ignored signals would be inherited by the server) so that even a
- * signal to the whole process group still lets it record the exit code. A trap waits for the
- * foreground command to finish, so the wrapper keeps waiting for the server.
+ *   - once exit-code is written, the wrapper SIGKILLs its whole process group, itself included
+ *     (`kill -KILL 0`): nothing the server forked outlives it, whether it stopped, crashed or was
+ *     killed, and whether a controller is watching or not. Only a child that left the group
+ *     (setsid) escapes this; uid mode and the sandbox end those too (core/isolation).
+ * The controller signals the server (and, for SIGKILL, the rest of the group but the wrapper:
+ * process-group.ts); the wrapper catches HUP/INT/TERM with a no-op trap (caught, not ignored:
+ * ignored signals would be inherited by the server) so that even a signal to the whole process
+ * group still lets it record the exit code. A trap waits for the foreground command to finish,
+ * so the wrapper keeps waiting for the server.
  */
 export const WRAPPER_SCRIPT = `
 dir=$2
@@ -45,6 +50,7 @@ else
 fi
 code=$?
 echo "$code" >"$dir/exit-code"
+kill -KILL 0
 `;
 
 /** argv for Bun.spawn: the wrapper, then the server's own argv untouched. `info`: see the contract above. */

@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { isOurWrapper, pidAlive } from './pid-probe';
+
+/**
+ * A service's process group: the wrapper runs in its own session (Bun.spawn `detached`), so it
+ * leads a group whose id is its pid, and the server and everything it forks without calling
+ * setsid/setpgid belong to it. The wrapper ends the group itself once the exit code is written
+ * (wrapper-script.ts); these are the controller's side of it: the members (for a kill that
+ * reaches the children at once) and a sweep once the end was seen (for a wrapper that was
+ * killed before it could).
+ *
+ * A group id is only trusted while it is provably ours: the wrapper is alive and carries our
+ * marker, or the wrapper is gone and no process holds its pid (a pid that is still some
+ * process's group id is never handed out again, so members found then are the old group's).
+ */
+export interface GroupTarget {
+  wrapperPid: number;
+  marker: string;
+}
+
+/** Pids of live (non-zombie) processes whose process group is `pgid`, from /proc; [] where there is no /proc. */
+export function groupMembers(pgid: number): number[] {
+  if (process.platform !== 'linux' || !Number.isInteger(pgid) || pgid <= 1) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const stat = readGroupStat(pid);
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push(pid);
+  }
+  return members;
+}
+
+/** True when `pgid` may be signalled as the service's group (see the class comment). */
+function groupIsOurs(target: GroupTarget): boolean {
+  const { wrapperPid } = target;
+  if (!Number.isInteger(wrapperPid) || wrapperPid <= 1 || wrapperPid === process.pid) return false;
+  if (ownGroup() === wrapperPid) return false; // never the controller's own group
+  if (pidAlive(wrapperPid)) return isOurWrapper(wrapperPid, target.marker);
+  return true;
+}
+
+/**
+ * SIGKILL to every member of the group but the wrapper, which must live on to record the exit
+ * code (it ends the rest of the group itself right after). One pass over /proc: a child forked
+ * meanwhile is caught by the wrapper's own kill at the end. Returns how many were signalled.
+ */
+export function killGroupMembers(target: GroupTarget): number {
+  if (!groupIsOurs(target)) return 0;
+  let signalled = 0;
+  for (const pid of groupMembers(target.wrapperPid)) {
+    if (pid === target.wrapperPid) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      signalled++;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return signalled;
+}
+
+/**
+ * After the end was seen: SIGKILL to the whole group when anything of it is left (the wrapper
+ * normally did this itself; it may have been killed first). The wrapper has recorded the exit
+ * (or never will), so it may go too. True when something was signalled.
+ */
+export function sweepGroup(target: GroupTarget): boolean {
+  if (!groupIsOurs(target)) return false;
+  if (groupMembers(target.wrapperPid).length === 0) return false;
+  try {
+    process.kill(-target.wrapperPid, 'SIGKILL');
+    return true;
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+/**
+ * The end of a service's group once its end was seen: the sweep, then a wait until no live
+ * process is left in it, bounded by `timeoutMs` (a process stuck in the kernel must not hold
+ * up the end forever). False when something was still there at the deadline.
+ */
+export async function endGroup(target: GroupTarget, timeoutMs = 2_000): Promise<boolean> {
+  if (!groupIsOurs(target)) return true;
+  sweepGroup(target);
+  const deadline = performance.now() + timeoutMs;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    if (groupMembers(target.wrapperPid).length === 0) return true;
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(wait);
+  }
+}
+
+let ownPgrp: number | undefined;
+
+/** The controller's own process group (read once). */
+function ownGroup(): number | undefined {
+  if (ownPgrp === undefined && process.platform === 'linux') ownPgrp = readGroupStat(process.pid)?.pgrp;
+  return ownPgrp;
+}
+
+/** "pid (comm) S ppid pgrp session ...": comm may hold spaces and parens, so fields are counted from the last ')'. */
+function readGroupStat(pid: number): { state: string; pgrp: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const pgrp = Number(fields[2]);
+  return fields[0] && Number.isInteger(pgrp) ? { state: fields[0], pgrp } : undefined;
+}
