@@ -37,7 +37,8 @@ export class InstanceLauncher {
         await this.deps.launcher.vacate?.(name);
         if (record.isStatic && !record.isDedicated && group.syncEnabled && this.deps.stateSync) await this.deps.stateSync.pull(name, workDir, group.syncExcludes);
         const plan = await prepare();
-        instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env });
+        const notice = (message: string) => this.deps.log.warn({ service: name }, message);
+        instance.handle = await this.deps.launcher.launch({ name, workDir, argv: plan.argv, env: plan.env, notice });
       }
     } catch (error) {
       const reason = error instanceof ApiError ? error.message : `could not start: ${(error as Error).message}`;

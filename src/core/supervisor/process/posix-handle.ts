@@ -2,6 +2,7 @@ import { encodeConsoleLine } from './console-line';
 import { FifoWriter } from './fifo-writer';
 import { LineFanout } from './line-fanout';
 import { LineSplitter } from './line-splitter';
+import { DEFAULT_LOG_BOUND, LogTrimmer, type LogBound } from './log-bound';
 import { LogTail } from './log-tail';
 import { pidAlive } from './pid-probe';
 import { probeExit } from './probe-exit';
@@ -38,6 +39,10 @@ export interface PosixHandleInit {
   seed?: LogTailSeed;
   /** Launch only: the wrapper is our child, Bun reaps it and tells us at once. */
   wrapperExited?: Promise<unknown>;
+  /** How much of console.log stays on disk while the server runs (default DEFAULT_LOG_BOUND). */
+  logBound?: LogBound;
+  /** Told once when console.log cannot be kept bounded here (no hole punching on this file system). */
+  notice?: (message: string) => void;
 }
 
 /**
@@ -45,7 +50,8 @@ export interface PosixHandleInit {
  * events of the state dir (plus the slow poll), stdin goes through the FIFO, and the end is
  * seen when exit-code appears or the wrapper vanishes. Nothing here holds the server itself,
  * so dropping the handle (close(), or the controller dying) leaves it running. `exited` settles
- * once nothing of the service's process group is left (process-group.ts).
+ * once nothing of the service's process group is left (process-group.ts), and the log's disk
+ * use is kept bounded meanwhile (log-bound.ts).
  */
 export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   const { record, files } = init;
@@ -55,6 +61,11 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   if (init.seed) splitter.seed(init.seed.partial);
   const emit = (line: string) => fanout.emit(line);
   const tail = new LogTail(files.log, init.startOffset, (bytes) => splitter.push(bytes, emit));
+  const trimmer = new LogTrimmer(files.log, init.logBound ?? DEFAULT_LOG_BOUND, init.notice);
+  const drain = () => {
+    tail.drain();
+    trimmer.afterRead(tail.offset);
+  };
   const stdin = new FifoWriter(files.fifo);
   const group = { wrapperPid: record.wrapperPid, marker: record.marker };
 
@@ -88,7 +99,7 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
   };
   const tick = () => {
     if (closed || ended || !listening) return;
-    tail.drain();
+    drain();
     check();
   };
   let trailing: ReturnType<typeof setTimeout> | undefined;
@@ -99,7 +110,7 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
     // Before the first read, an event still arms the trailing re-read: Bun may drop the next
     // event for that file (see TRAILING_MS), and nothing else would look before the slow poll.
     if (!listening) return;
-    if (filename === LOG_NAME) tail.drain();
+    if (filename === LOG_NAME) drain();
     else if (filename === EXIT_NAME) check();
     else if (filename === null) tick();
   };
@@ -121,6 +132,7 @@ export function createPosixHandle(init: PosixHandleInit): ProcessHandle {
     clearInterval(poll);
     clearTimeout(first);
     clearTimeout(trailing);
+    trimmer.stop();
     tail.close();
     stdin.close();
   }

@@ -62,7 +62,7 @@ export async function launchPosix(spec: LaunchSpec, fifos?: FifoPool): Promise<P
     exitFile: files.exitFile,
   };
   writeProcessRecord(files.record, record);
-  return createPosixHandle({ record, files, startOffset: 0, wrapperExited: wrapper.exited });
+  return createPosixHandle({ record, files, startOffset: 0, wrapperExited: wrapper.exited, logBound: spec.logBound, notice: spec.notice });
 }
 
 /** What the program (or bwrap, when the sandbox could not be set up) last said, for the error of a failed launch. */

@@ -41,7 +41,7 @@ export async function reattach(stateDir: string, options: ReattachOptions = {}):
     }
     const startOffset = Math.max(0, Math.min(options.fromOffset ?? size, size));
     const seed = startOffset > 0 ? readLogTail(files.log, startOffset, RING_CAPACITY) : undefined;
-    return { kind: 'attached', handle: createPosixHandle({ record, files, startOffset, seed }) };
+    return { kind: 'attached', handle: createPosixHandle({ record, files, startOffset, seed, logBound: options.logBound, notice: options.notice }) };
   }
 
   if (pidAlive(record.wrapperPid)) {

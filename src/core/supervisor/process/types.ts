@@ -1,3 +1,5 @@
+import type { LogBound } from './log-bound';
+
 /**
  * The public shapes of the process layer: how a game server is started, watched and ended.
  * Implementations: posix-handle.ts (survives the controller), pipe-handle.ts (Windows fallback).
@@ -27,6 +29,10 @@ export interface LaunchSpec {
    * (sandbox-pid.ts) instead of being the pid the wrapper exec'd.
    */
   sandboxed?: boolean;
+  /** How much of console.log stays on disk while the server runs (default: log-bound.ts DEFAULT_LOG_BOUND). */
+  logBound?: LogBound;
+  /** Told once when console.log cannot be kept bounded (no hole punching on the state dir's file system). */
+  notice?: (message: string) => void;
 }
 
 /** 137 for SIGKILL, 143 for SIGTERM (128+n, as sh reports a signal death); null if unknown. */
@@ -75,6 +81,10 @@ export interface ProcessHandle {
 export interface ReattachOptions {
   /** Deliver console.log from this byte offset instead of from its current end. */
   fromOffset?: number;
+  /** As LaunchSpec.logBound. */
+  logBound?: LogBound;
+  /** As LaunchSpec.notice. */
+  notice?: (message: string) => void;
 }
 
 export type ReattachResult =
