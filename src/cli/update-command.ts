@@ -11,6 +11,7 @@ import type { UpdateJob } from '../core/update/self-updates';
 import { rollbackBinary, updateBinary, UpdateError } from '../core/update/updater';
 import { savedMasterToken } from '../http/master-token';
 import { VERSION } from '../version';
+import { monotonicNow } from '../core/time/monotonic';
 
 export const UPDATE_USAGE = `svc update: replace the svc binary with a newer release
 
@@ -198,8 +199,8 @@ async function throughController(url: string, dataDir: string, token: string, re
     }
   }
   io.out(`restarting in place…\n`);
-  const deadline = Date.now() + RESTART_TIMEOUT_MS;
-  while (Date.now() < deadline) {
+  const deadline = monotonicNow() + RESTART_TIMEOUT_MS;
+  while (monotonicNow() < deadline) {
     await Bun.sleep(POLL_MS);
     // The new process rewrites data/controller.json (with port = 0 it listens elsewhere).
     const now = readControllerRuntime(dataDir)?.url ?? url;

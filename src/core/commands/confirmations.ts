@@ -1,16 +1,19 @@
+import { monotonicNow, type Clock } from '../time/monotonic';
+
 /** How long a dangerous request waits for its confirmation. */
 export const CONFIRM_WINDOW_MS = 30_000;
 
 /**
  * Requests that need a second word from the same caller within a window (`shutdown`, then
  * `shutdown confirm`). A confirmation is used once; a stale or unknown one confirms nothing.
+ * The window is measured on the monotonic clock.
  */
 export class Confirmations {
   private readonly pending = new Map<string, number>();
 
   constructor(
     private readonly windowMs = CONFIRM_WINDOW_MS,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = monotonicNow,
   ) {}
 
   request(caller: string): void {

@@ -1,4 +1,5 @@
 import { isIP } from '../net/ip';
+import { monotonicNow } from '../time/monotonic';
 
 /** How long one lookup may take before the session is announced with "unknown". */
 export const LOCATION_TIMEOUT_MS = 2000;
@@ -25,10 +26,10 @@ export class LocationLookup {
     if (template === '') return 'unknown';
     if (isLocalAddress(ip)) return 'local network';
     const cached = this.cache.get(ip);
-    if (cached && cached.until > Date.now()) return cached.location;
+    if (cached && cached.until > monotonicNow()) return cached.location;
     const location = await this.ask(template.replaceAll('{ip}', encodeURIComponent(ip)));
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(ip, { location, until: Date.now() + CACHE_TTL_MS });
+    this.cache.set(ip, { location, until: monotonicNow() + CACHE_TTL_MS });
     return location;
   }
 

@@ -1,5 +1,6 @@
 import type { EventBus } from '../../events/bus';
 import type { Logger } from '../../log';
+import { monotonicNow } from '../time/monotonic';
 
 export type UpdateType = 'MAJOR' | 'MINOR' | 'PATCH';
 
@@ -47,11 +48,11 @@ export class UpdateCheck {
   private announced: string | null = null;
 
   constructor(
-    private readonly deps: { url: string; currentVersion: string; bus: EventBus; log: Logger; fetch?: typeof fetch; now?: () => number },
+    private readonly deps: { url: string; currentVersion: string; bus: EventBus; log: Logger; fetch?: typeof fetch; /** The clock check ages are measured on (monotonic; tests pass a fake). */ now?: () => number },
   ) {}
 
   status(): UpdateStatus {
-    const now = this.deps.now?.() ?? Date.now();
+    const now = this.deps.now?.() ?? monotonicNow();
     if (this.deps.url && !this.inflight && now >= this.retryAt && now - this.checkedAt >= CHECK_EVERY_MS) this.inflight = this.check().finally(() => (this.inflight = null));
     return this.last;
   }
@@ -71,7 +72,7 @@ export class UpdateCheck {
   }
 
   private async check(): Promise<void> {
-    const now = () => this.deps.now?.() ?? Date.now();
+    const now = () => this.deps.now?.() ?? monotonicNow();
     try {
       const response = await (this.deps.fetch ?? fetch)(this.deps.url, { headers: { accept: 'application/json', 'user-agent': `svc/${this.deps.currentVersion}` }, signal: AbortSignal.timeout(10_000) });
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);

@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIN_UID_BASE } from './range';
+import { monotonicNow } from '../time/monotonic';
 
 /** setpriv's arguments for one service uid (and the gid of the same number), up to the program. */
 export function setprivArgv(setpriv: string, uid: number): string[] {
@@ -48,7 +49,7 @@ export async function killProcessesOf(setpriv: string, uid: number, timeoutMs = 
   // kill(-1) from anything but a service uid would end far more than its processes.
   if (!Number.isInteger(uid) || uid < MIN_UID_BASE) throw new Error(`refusing to kill the processes of uid ${uid}: not a service uid`);
   if (!uidHasProcesses(uid)) return;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = monotonicNow() + timeoutMs;
   for (;;) {
     // The shell checks who it is before kill -1: never as anyone but the service uid.
     const kill = Bun.spawn([...setprivArgv(setpriv, uid), '/bin/sh', '-c', '[ "$(id -u)" = "$0" ] && kill -9 -1', String(uid)], { stdio: ['ignore', 'ignore', 'ignore'], env: { PATH: '/usr/bin:/bin' } });
@@ -56,7 +57,7 @@ export async function killProcessesOf(setpriv: string, uid: number, timeoutMs = 
     for (let wait = 1; wait < 64 && uidHasProcesses(uid); wait *= 2) await Bun.sleep(wait);
     const left = processesOf(uid);
     if (left.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`processes of uid ${uid} still run after SIGKILL: ${left.join(', ')}`);
+    if (monotonicNow() > deadline) throw new Error(`processes of uid ${uid} still run after SIGKILL: ${left.join(', ')}`);
   }
 }
 

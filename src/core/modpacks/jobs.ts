@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../errors';
+import { monotonicNow } from '../time/monotonic';
 
 export type JobState = 'running' | 'succeeded' | 'failed';
 
@@ -28,6 +29,8 @@ interface Job<R> {
   view: JobView<R>;
   done: Promise<void>;
   abort: AbortController;
+  /** When it finished on the monotonic clock: how long it has been kept is measured on it. */
+  finishedMono: number | null;
 }
 
 /**
@@ -79,8 +82,12 @@ export class ImportJobs<R> {
         }
       },
     );
-    const settled = done.then(() => void (view.finishedAt = new Date().toISOString()));
-    this.jobs.set(view.jobId, { view, done: settled, abort });
+    const job: Job<R> = { view, done: Promise.resolve(), abort, finishedMono: null };
+    job.done = done.then(() => {
+      view.finishedAt = new Date().toISOString();
+      job.finishedMono = monotonicNow();
+    });
+    this.jobs.set(view.jobId, job);
     return view;
   }
 
@@ -114,7 +121,7 @@ export class ImportJobs<R> {
   }
 
   private prune(): void {
-    const cutoff = Date.now() - this.retentionMs;
-    for (const [id, job] of this.jobs) if (job.view.finishedAt !== null && Date.parse(job.view.finishedAt) < cutoff) this.jobs.delete(id);
+    const cutoff = monotonicNow() - this.retentionMs;
+    for (const [id, job] of this.jobs) if (job.finishedMono !== null && job.finishedMono < cutoff) this.jobs.delete(id);
   }
 }

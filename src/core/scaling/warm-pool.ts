@@ -6,6 +6,7 @@ import type { ServiceManager } from '../services/manager';
 import { LOCAL_NODE, type ServiceRegistry } from '../services/registry';
 import { memoryMaxMb } from '../software/memory';
 import { machineUsage, placementProblem, type MachineLimits } from './placement';
+import { monotonicNow } from '../time/monotonic';
 
 export interface WarmPoolTiming {
   /** How often every pool is topped up (reference: 15 s); a start that takes from a pool refills it at once. */
@@ -102,7 +103,7 @@ export class WarmPool {
     const missing = target - pool.length;
     if (missing <= 0) return;
     const failure = this.failures.get(group.name);
-    if (failure && Date.now() < failure.until) return;
+    if (failure && monotonicNow() < failure.until) return;
     const problem = placementProblem(this.deps.limits(), machineUsage(registry.all().filter((s) => s.nodeId === LOCAL_NODE)), memoryMaxMb(group.memory));
     if (problem) {
       // A full machine is not an error for a pool: said once, then quiet until it changes.
@@ -129,7 +130,7 @@ export class WarmPool {
   private backOff(group: string, reason: string): void {
     const count = (this.failures.get(group)?.count ?? 0) + 1;
     const waitMs = Math.min(this.timing.maxBackoffMs, this.timing.backoffMs * 2 ** (count - 1));
-    this.failures.set(group, { count, until: Date.now() + waitMs });
+    this.failures.set(group, { count, until: monotonicNow() + waitMs });
     this.deps.log.warn({ group, failures: count }, `warm pool: an instance did not boot (${reason}); next try in ${Math.round(waitMs / 1000)} s`);
   }
 

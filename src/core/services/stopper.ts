@@ -6,6 +6,7 @@ import type { ManagerDeps, ManagerTiming } from './manager';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
 import type { CrashRestarts } from './restarts';
 import type { StopHooks } from './stop-hooks';
+import { monotonicNow } from '../time/monotonic';
 
 /**
  * Stops asked for: drain, `stop` on stdin, a kill after the timeout, the stop hooks, clean-up.
@@ -51,8 +52,8 @@ export class Stopper {
     const { record } = instance;
     this.table.move(instance, 'DRAINING');
     this.deps.bus.publish('SERVICE_DRAINING', { service: record.name, group: record.group }, actor);
-    const deadline = Date.now() + timeoutSeconds * 1000;
-    while (record.playerCount > 0 && Date.now() < deadline && instance.handle?.isAlive()) {
+    const deadline = monotonicNow() + timeoutSeconds * 1000;
+    while (record.playerCount > 0 && monotonicNow() < deadline && instance.handle?.isAlive()) {
       await new Promise((resolve) => setTimeout(resolve, this.timing.drainPollMs));
     }
   }

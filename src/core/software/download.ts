@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../../log';
 import { describeFetchError, seconds, USER_AGENT } from './upstream/http';
 import type { RemoteFile } from './upstream/model';
+import { monotonicNow } from '../time/monotonic';
 
 /** How often a running download logs its progress. */
 export const PROGRESS_EVERY_MS = 3000;
@@ -61,15 +62,15 @@ export async function downloadFile(file: RemoteFile, dest: string, options: Down
     const hasher = file.checksum ? new Bun.CryptoHasher(file.checksum.algorithm) : null;
     handle = await open(temp, 'wx');
     let bytes = 0;
-    let lastReport = Date.now();
+    let lastReport = monotonicNow();
     log.info({ url: file.url, bytes: total || undefined }, `downloading ${file.label} from ${file.upstream}`);
     try {
       for await (const chunk of response.body) {
         hasher?.update(chunk);
         await writeAll(handle, chunk);
         bytes += chunk.byteLength;
-        if (Date.now() - lastReport >= progressEveryMs) {
-          lastReport = Date.now();
+        if (monotonicNow() - lastReport >= progressEveryMs) {
+          lastReport = monotonicNow();
           const share = total > 0 ? `${Math.floor((bytes / total) * 100)}% (${mb(bytes)} of ${mb(total)} MB)` : `${mb(bytes)} MB`;
           log.info({ url: file.url }, `downloading ${file.label}: ${share}`);
         }

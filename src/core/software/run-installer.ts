@@ -2,6 +2,7 @@ import type { Logger } from '../../log';
 import { LineRing } from '../supervisor/process/line-ring';
 import { LineSplitter } from '../supervisor/process/line-splitter';
 import { seconds } from './upstream/http';
+import { monotonicNow } from '../time/monotonic';
 
 /** How many of the installer's last lines a failure quotes. */
 export const QUOTED_LINES = 8;
@@ -53,8 +54,8 @@ export async function runInstaller(options: InstallerRunOptions): Promise<void> 
     if (line.trim() === '') return;
     ring.push(line.length > MAX_QUOTED_CHARS ? `${line.slice(0, MAX_QUOTED_CHARS)}…` : line);
     log.debug({ installer }, line);
-    if (Date.now() - lastInfo >= options.progressEveryMs) {
-      lastInfo = Date.now();
+    if (monotonicNow() - lastInfo >= options.progressEveryMs) {
+      lastInfo = monotonicNow();
       log.info({ installer }, `installer: ${line}`);
     }
   };

@@ -7,6 +7,7 @@ import type { ServiceRegistry } from '../services/registry';
 import { SOFTWARE } from '../software/kinds';
 import { distribute, perServiceText, type Distribution } from './distribute';
 import type { StressStatus } from './model';
+import { monotonicNow } from '../time/monotonic';
 
 export interface StressTiming {
   /** Tick period while the count still moves towards the goal. */
@@ -65,7 +66,8 @@ export class StressTest {
 
   constructor(private readonly deps: StressTestDeps) {
     this.tickMs = { ...STRESS_TICK_MS, ...deps.tickMs };
-    this.now = deps.now ?? Date.now;
+    // Elapsed time and the ramp are measured on the monotonic clock.
+    this.now = deps.now ?? monotonicNow;
   }
 
   get active(): boolean {

@@ -11,6 +11,7 @@ import { memoryUsedMb } from '../../core/services/view';
 import { parseMemory } from '../../core/software/memory';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
+import { monotonicNow } from '../../core/time/monotonic';
 
 const InfoSchema = t.Object({
   version: t.String(),
@@ -79,7 +80,7 @@ export function controllerInfoRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'The release notes of this build, newest first',
       response: { 200: ChangelogSchema, 401: ErrorBodySchema, 403: ErrorBodySchema },
       handler: () => {
-        if (!changelog || Date.now() - changelog.at > CHANGELOG_CACHE_MS) changelog = { entries: parseChangelog(changelogText), at: Date.now() };
+        if (!changelog || monotonicNow() - changelog.at > CHANGELOG_CACHE_MS) changelog = { entries: parseChangelog(changelogText), at: monotonicNow() };
         return { entries: changelog.entries };
       },
     }),

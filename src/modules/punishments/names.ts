@@ -1,6 +1,7 @@
 import { ApiError } from '../../errors';
 import { normalizeUuid, PLAYER_NAME_PATTERN } from '../../core/players/uuid';
 import type { KnownPlayer, PlayerDirectory } from '../services';
+import { monotonicNow } from '../../core/time/monotonic';
 
 /** How long a found name is trusted (names can change hands, slowly) and a missing one remembered. */
 export const LOOKUP_HIT_TTL_MS = 60 * 60 * 1000;
@@ -35,7 +36,8 @@ export class NameResolver {
   private readonly now: () => number;
 
   constructor(private readonly options: NameResolverOptions) {
-    this.now = options.now ?? Date.now;
+    // Remembered answers age on the monotonic clock.
+    this.now = options.now ?? monotonicNow;
   }
 
   async resolve(targetUuid: string | null | undefined, targetName: string): Promise<KnownPlayer> {

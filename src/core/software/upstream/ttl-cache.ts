@@ -1,6 +1,9 @@
+import { monotonicNow, type Clock } from '../../time/monotonic';
+
 /**
- * Values kept for a fixed time per key, with one load in flight per key: callers asking while
- * a load runs share it. A failed load is not kept, so the next caller tries again.
+ * Values kept for a fixed time per key (on the monotonic clock), with one load in flight per
+ * key: callers asking while a load runs share it. A failed load is not kept, so the next caller
+ * tries again.
  */
 export class TtlCache<V> {
   /** Beyond this many keys (search URLs vary freely), expired entries go, then the oldest. */
@@ -10,7 +13,7 @@ export class TtlCache<V> {
 
   constructor(
     private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = monotonicNow,
   ) {}
 
   get(key: string, load: () => Promise<V>): Promise<V> {
