@@ -136,7 +136,7 @@ Next steps:
      starts the controller with a console here (or as a service: systemctl enable --now svc,
      see README "Install"). The master token is generated into ${join(dir, 'data', 'api-token')}.
   4. On its console, the proxy and a lobby:
-       group create Proxy VELOCITY 3.4.0 --min 1
+       group create Proxy VELOCITY 3.4.0-SNAPSHOT --min 1
        group create Lobby PAPER 1.21.1 --type LOBBY --min 1
      From another terminal: svc cli${at} -c "status"
   Backups run by themselves: hourly (services, dedicated, database), daily and weekly (everything)

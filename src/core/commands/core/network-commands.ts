@@ -26,7 +26,7 @@ export function networkCommands(kernel: Kernel, actions: NetworkActions, ping: P
       const s = networkStatus(kernel);
       out.header(`${s.networkName}: ${s.online ? 'online' : 'offline'}`);
       out.info(`uptime ${s.uptimeHuman} · ${s.totalServices} service(s) · ${s.totalPlayers} player(s)`);
-      if (s.groups.length === 0) out.info('no groups yet: create one with POST /api/groups or a file in config/groups/');
+      if (s.groups.length === 0) out.info('no groups yet: create one with `group create <name> <software> <version>`, POST /api/groups or a file in config/groups/');
       for (const g of s.groups) {
         out.item(`${g.name}: ${g.instances}/${g.maxInstances} instance(s) · ${g.players}/${g.maxPlayers} players · ${g.software} ${g.version}${g.quarantined ? ' · QUARANTINED' : ''}`);
       }
