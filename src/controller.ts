@@ -85,6 +85,7 @@ import { LocationLookup } from './core/commands/location';
 import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from './ws/service-console';
 import { Heartbeat, SPEC_HEARTBEAT, type HeartbeatTiming } from './ws/heartbeat';
 import { VERSION } from './version';
+import { monotonicNow } from './core/time/monotonic';
 import { SelfUpdates } from './core/update/self-updates';
 import { RUNNING_BINARY } from './core/update/running-binary';
 import { removeControllerRuntime, writeControllerRuntime } from './core/update/runtime-file';
@@ -349,6 +350,7 @@ export class Controller {
     const kernel: Kernel = {
       version: VERSION,
       startedAt: new Date(),
+      startedMono: monotonicNow(),
       dir,
       configPath,
       paths,

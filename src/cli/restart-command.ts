@@ -66,6 +66,10 @@ export async function runRestart(argv: string[], io: Io = { out: (t) => process.
   if (values['no-wait']) return 0;
   const began = performance.now();
   const back = await waitForRestart(file, before);
+  if (back === 'stopped') {
+    io.err(`svc restart: the ${role} stopped instead (a stop was already under way, or its restart failed); see its log (journalctl -u svc, or ${join(dir, 'logs', 'svc.log')})\n`);
+    return 1;
+  }
   if (!back) {
     io.err(`svc restart: the ${role} did not come back within ${RESTART_TIMEOUT_MS / 1000} s; see its log (journalctl -u svc, or ${join(dir, 'logs', 'svc.log')})\n`);
     return 1;
@@ -75,13 +79,16 @@ export async function runRestart(argv: string[], io: Io = { out: (t) => process.
   return 0;
 }
 
-/** The new note once the restarted process took the lock and is ready; null after the timeout. */
-async function waitForRestart(file: string, before: LockNote): Promise<LockNote | null> {
+/** The new note once the restarted process took the lock and is ready; 'stopped' when it stopped cleanly instead; null after the timeout. */
+async function waitForRestart(file: string, before: LockNote): Promise<LockNote | 'stopped' | null> {
   const deadline = performance.now() + RESTART_TIMEOUT_MS;
   while (performance.now() < deadline) {
     await Bun.sleep(POLL_MS);
     const now = readLockNote(file);
     if (now && now.since !== before.since && now.state === 'ready' && lockHeld(file) !== false) return now;
+    // Free and marked stopped: it stopped cleanly instead (an exec keeps the lock held throughout;
+    // a process that died may still be started again by its service manager, so that is waited for).
+    if (now?.state === 'stopped' && lockHeld(file) === false) return 'stopped';
   }
   return null;
 }
