@@ -40,6 +40,8 @@ export type { Paths } from './config/paths';
 export interface Kernel {
   readonly version: string;
   readonly startedAt: Date;
+  /** The same start on the monotonic clock (core/time/monotonic): uptime is measured from it. */
+  readonly startedMono: number;
   /** Working directory: svc.toml, config/, data/, templates/, services/, logs/. */
   readonly dir: string;
   readonly configPath: string;

@@ -1,5 +1,6 @@
 import type { Kernel } from '../kernel';
 import { holdsPlayers } from './players/tracker';
+import { secondsSinceMono } from './time/monotonic';
 
 export interface GroupStatus {
   name: string;
@@ -29,8 +30,8 @@ export interface NetworkStatus {
 }
 
 /** The network at a glance, as `GET /api/status` and the `status` command show it. */
-export function networkStatus(kernel: Pick<Kernel, 'startedAt' | 'services' | 'groups' | 'config' | 'players' | 'manager'>): NetworkStatus {
-  const uptimeSeconds = Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000);
+export function networkStatus(kernel: Pick<Kernel, 'startedMono' | 'services' | 'groups' | 'config' | 'players' | 'manager'>): NetworkStatus {
+  const uptimeSeconds = secondsSinceMono(kernel.startedMono);
   const services = kernel.services.all();
   const groups = kernel.groups.list().map((group) => {
     const members = kernel.services.ofGroup(group.name);

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
 import type { Logger } from '../log';
+import { monotonicNow } from '../core/time/monotonic';
 
 /** How often the worker copies the WAL back into the database. */
 const INTERVAL_MS = 1000;
@@ -111,7 +112,7 @@ export class BackgroundCheckpointer {
       this.startWorker();
       if (!this.worker) return;
     }
-    const now = Date.now();
+    const now = monotonicNow();
     if (this.pendingSince !== null) {
       if (now - this.pendingSince > STALL_MS) this.fail(`no checkpoint finished for ${Math.round(STALL_MS / 1000)} s`);
       return;

@@ -1,6 +1,7 @@
 import type { ServiceRegistry } from '../services/registry';
 import { HEALTHY_TPS } from '../services/view';
 import { fail, info, ok, warn, type Finding } from './model';
+import { runningSeconds } from '../services/uptime';
 
 const STUCK_MS = 10 * 60 * 1000;
 
@@ -11,9 +12,9 @@ export function serviceFindings(registry: ServiceRegistry, now = Date.now()): Fi
   for (const s of all) {
     if (s.state === 'CRASHED') findings.push(warn(`${s.name} crashed${s.diagnosis ? `: ${s.diagnosis}` : ''}`, `GET /api/services/${s.name}/logs?source=stdout shows its last lines`));
     if (s.state === 'READY' && s.tps !== null && s.tps < HEALTHY_TPS) findings.push(warn(`${s.name} runs at ${s.tps.toFixed(1)} TPS`, 'the server is overloaded: fewer players per instance or more memory'));
-    const since = s.startedAt?.getTime() ?? null;
-    if ((s.state === 'PREPARING' || s.state === 'STARTING') && !s.pooled && since !== null && now - since > STUCK_MS) {
-      findings.push(warn(`${s.name} has been ${s.state} for ${Math.round((now - since) / 60000)} min`, 'its log tells what it waits for; a ready pattern that never matches keeps it here'));
+    const ranSeconds = runningSeconds(s, now);
+    if ((s.state === 'PREPARING' || s.state === 'STARTING') && !s.pooled && ranSeconds !== null && ranSeconds * 1000 > STUCK_MS) {
+      findings.push(warn(`${s.name} has been ${s.state} for ${Math.round(ranSeconds / 60)} min`, 'its log tells what it waits for; a ready pattern that never matches keeps it here'));
     }
     if (s.restartCount >= 3) findings.push(warn(`${s.name} was restarted ${s.restartCount} times`, 'a crash loop: read its diagnosis and last lines'));
   }

@@ -3,6 +3,7 @@ import { SERVICE_STATES, type ServiceState } from '../services/lifecycle';
 import type { ServiceRecord } from '../services/registry';
 import { registerProcessSeries } from './process-series';
 import type { Sample } from './registry';
+import { secondsSinceMono } from '../time/monotonic';
 
 /**
  * The group a service belongs to, from its `<Group>-<N>` name: a trailing `-<digits>` is
@@ -75,7 +76,7 @@ export function registerCoreSeries(kernel: Kernel): void {
   const perGroup = (map: Map<string, number>): Sample[] => union(groupNames(), map.keys()).map((group) => ({ labels: { group }, value: map.get(group) ?? 0 }));
 
   metrics.gauge('svc_info', 'controller version', () => [{ labels: { version: kernel.version }, value: 1 }]);
-  metrics.gauge('svc_uptime_seconds', 'seconds since the controller started', () => Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000));
+  metrics.gauge('svc_uptime_seconds', 'seconds since the controller started', () => secondsSinceMono(kernel.startedMono));
   metrics.gauge('svc_services_total', 'services known to the controller', () => services.size);
 
   metrics.gauge('svc_services_by_state', 'services known to the controller, by lifecycle state', () => {

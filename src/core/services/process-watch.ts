@@ -1,4 +1,4 @@
-import { monotonicNow } from '../time/monotonic';
+import { monotonicAt, monotonicNow } from '../time/monotonic';
 import type { Group } from '../groups/model';
 import type { Instance, InstanceTable } from './instances';
 import type { ManagerDeps, ManagerTiming } from './manager';
@@ -23,6 +23,8 @@ export class ProcessWatch {
   watch(instance: Instance, group: Group): void {
     const handle = instance.handle!;
     const { record, kind } = instance;
+    // Judged once, now: a process started by an earlier controller keeps the age its wall-clock start gives it.
+    record.startedMono = record.startedAt ? monotonicAt(record.startedAt.getTime()) : monotonicNow();
     const pattern = new RegExp(group.readyPattern || kind.readyPattern);
     const stopWatching = handle.onLine((line) => {
       if ((record.state !== 'STARTING' && record.state !== 'PREPARING') || !pattern.test(line)) return;

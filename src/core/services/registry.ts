@@ -18,6 +18,8 @@ export interface ServiceRecord {
   memoryMaxMb: number;
   restartCount: number;
   startedAt: Date | null;
+  /** The same start on the monotonic clock (core/time/monotonic), set once the controller watches the process: uptime is measured from it. */
+  startedMono: number | null;
   readyAt: Date | null;
   /** When it last became READY on the monotonic clock: how long it has run healthy, how long it has been idle. */
   readyMono: number | null;
@@ -115,6 +117,7 @@ export function newRecord(fields: Pick<ServiceRecord, 'name' | 'group' | 'port' 
     playersReportedMono: null,
     tps: null,
     startedAt: null,
+    startedMono: null,
     readyAt: null,
     readyMono: null,
     isDedicated: false,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SERVICE_STATES } from './lifecycle';
 import { residentMemoryMb } from './process-memory';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
-import { formatUptime, secondsSince } from './uptime';
+import { formatUptime, runningSeconds } from './uptime';
 
 /** TPS below this counts as unhealthy (the doctor's threshold too). */
 export const HEALTHY_TPS = 15;
@@ -54,7 +54,7 @@ export function memoryUsedMb(record: Pick<ServiceRecord, 'memoryUsedMb' | 'nodeI
 /** The API form of a service record, with live memory from the process table (and sync facts when `sync` is given). */
 export function serviceView(record: ServiceRecord, now = Date.now(), sync?: SyncLookup, quarantined = false): ServiceView {
   const facts = sync?.(record);
-  const uptimeSeconds = record.startedAt ? secondsSince(record.startedAt, now) : 0;
+  const uptimeSeconds = runningSeconds(record, now) ?? 0;
   return {
     name: record.name,
     groupName: record.group,

@@ -25,3 +25,8 @@ export const monotonicNow: Clock = () => performance.now();
 export function monotonicAt(wallMs: number, wallNow: number = Date.now(), monoNow: number = monotonicNow()): number {
   return monoNow - Math.max(0, wallNow - wallMs);
 }
+
+/** Whole seconds from `startMono` to `mono` (monotonic readings), never negative: an uptime. */
+export function secondsSinceMono(startMono: number, mono: number = monotonicNow()): number {
+  return Math.max(0, Math.floor((mono - startMono) / 1000));
+}

@@ -11,7 +11,7 @@ import { memoryUsedMb } from '../../core/services/view';
 import { parseMemory } from '../../core/software/memory';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
-import { monotonicNow } from '../../core/time/monotonic';
+import { monotonicNow, secondsSinceMono } from '../../core/time/monotonic';
 
 const InfoSchema = t.Object({
   version: t.String(),
@@ -57,7 +57,7 @@ export function controllerInfoRoutes(kernel: Kernel): AnyRoute[] {
         return {
           version: kernel.version,
           startedAt: kernel.startedAt.toISOString(),
-          uptimeSeconds: Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000),
+          uptimeSeconds: secondsSinceMono(kernel.startedMono),
           runtimeMemoryUsedMb: memory.usedMb,
           jvmMemoryUsedMb: memory.usedMb,
           jvmMemoryMaxMb: memory.maxMb,

@@ -5,7 +5,7 @@ import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy
 import { holdsAdmin } from '../auth';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
-import { formatUptime, secondsSince } from '../../core/services/uptime';
+import { formatUptime, runningSeconds } from '../../core/services/uptime';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema, OkSchema } from '../schemas';
@@ -35,7 +35,7 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
   function view(config: Dedicated, now = Date.now()): DedicatedView {
     const record = recordOf(config.name);
     const active = isActive(record);
-    const seconds = active && record.startedAt !== null ? secondsSince(record.startedAt, now) : null;
+    const seconds = active ? runningSeconds(record, now) : null;
     return {
       ...config,
       directory: dedicated.directoryOf(config.name),

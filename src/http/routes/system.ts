@@ -2,6 +2,7 @@ import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 import { OkSchema } from '../schemas';
+import { secondsSinceMono } from '../../core/time/monotonic';
 
 export const HealthSchema = t.Object({
   status: t.String(),
@@ -23,7 +24,7 @@ export function systemRoutes(kernel: Kernel): AnyRoute[] {
       handler: () => ({
         status: 'ok',
         version: kernel.version,
-        uptimeSeconds: Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000),
+        uptimeSeconds: secondsSinceMono(kernel.startedMono),
         services: kernel.services.size,
         apiEnabled: kernel.config.api.enabled,
       }),

@@ -1,5 +1,5 @@
 import { describe, expect, spyOn, test } from 'bun:test';
-import { monotonicAt, monotonicNow } from '../../../src/core/time/monotonic';
+import { monotonicAt, monotonicNow, secondsSinceMono } from '../../../src/core/time/monotonic';
 
 describe('monotonic clock', () => {
   test('monotonicNow ignores the wall clock and never runs back', () => {
@@ -23,5 +23,10 @@ describe('monotonic clock', () => {
     expect(monotonicAt(1_000_000 - 90_000, 1_000_000, 500_000)).toBe(410_000);
     // A start "in the future" (the clock stepped back since it was written) counts as now.
     expect(monotonicAt(1_000_000 + 3_600_000, 1_000_000, 500_000)).toBe(500_000);
+  });
+
+  test('secondsSinceMono: whole seconds, never negative', () => {
+    expect(secondsSinceMono(1_000, 62_999)).toBe(61);
+    expect(secondsSinceMono(5_000, 1_000)).toBe(0);
   });
 });

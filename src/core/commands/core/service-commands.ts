@@ -6,6 +6,7 @@ import { expectArgs, intArg, parseFlags } from '../args';
 import { CommandFailure, type Command, type CommandOutput } from '../command';
 import { waitForServiceOutcome } from '../wait-for-service';
 import { supervisorRunDir } from '../../isolation';
+import { monotonicNow } from '../../time/monotonic';
 
 /** How long `start` and `restart` follow a new service before handing back the prompt. */
 export const FOLLOW_START_MS = 120_000;
@@ -25,7 +26,7 @@ export function serviceCommands(kernel: Kernel): Command[] {
   const follow = async (out: CommandOutput, name: string, since: number, wait: boolean) => {
     if (!wait) return;
     const outcome = services.get(name)?.state === 'READY' ? 'READY' : await waitForServiceOutcome(bus, name, FOLLOW_START_MS);
-    const seconds = ((Date.now() - since) / 1000).toFixed(1);
+    const seconds = ((monotonicNow() - since) / 1000).toFixed(1);
     const record = services.get(name);
     if (outcome === 'READY') out.success(`${name} is READY on port ${record?.port ?? '?'} (${seconds} s)`);
     else if (outcome === 'TIMEOUT') out.info(`${name} is still starting after ${seconds} s; \`list\` shows when it is READY`);
@@ -45,7 +46,7 @@ export function serviceCommands(kernel: Kernel): Command[] {
       if (!kernel.groups.get(group!)) throw new CommandFailure(`group "${group}" does not exist; \`groups\` lists them`);
       const count = intArg(start, countWord, 1, 1, MAX_START_COUNT);
       const wait = !flags.has('no-wait');
-      const began = Date.now();
+      const began = monotonicNow();
       const started: string[] = [];
       for (let i = 0; i < count; i++) {
         const record = await manager.start(group!, actor);
@@ -70,10 +71,10 @@ export function serviceCommands(kernel: Kernel): Command[] {
       for (const name of names) requireService(name);
       await Promise.all(
         names.map(async (name) => {
-          const began = Date.now();
+          const began = monotonicNow();
           out.info(`stopping ${name}${flags.has('force') ? ' (forced: players are not moved first)' : ''}`);
           await manager.stop(name, actor, { force: flags.has('force') });
-          out.success(`${name} stopped (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+          out.success(`${name} stopped (${((monotonicNow() - began) / 1000).toFixed(1)} s)`);
         }),
       );
     },
@@ -90,7 +91,7 @@ export function serviceCommands(kernel: Kernel): Command[] {
       const { positional, flags } = parseFlags(restart, args);
       const [name] = expectArgs(restart, positional, 1);
       requireService(name!);
-      const began = Date.now();
+      const began = monotonicNow();
       out.info(`stopping ${name}`);
       const fresh = await manager.restart(name!, actor);
       out.info(`${name} stopped; ${fresh.name} is starting on port ${fresh.port}`);

@@ -5,6 +5,7 @@ import { expectArgs, intArg, parseFlags } from '../args';
 import { CommandFailure, UsageError, type Command } from '../command';
 import { CONFIRM_WINDOW_MS, Confirmations } from '../confirmations';
 import type { CommandRegistry } from '../registry';
+import { secondsSinceMono } from '../../time/monotonic';
 
 /** The controller itself: help, version, reload, audit, api, shutdown, and `clear` (console only). */
 export function systemCommands(kernel: Kernel, registry: CommandRegistry, confirmations = new Confirmations()): Command[] {
@@ -41,7 +42,7 @@ export function systemCommands(kernel: Kernel, registry: CommandRegistry, confir
       expectArgs(version, args, 0);
       out.header(`svc ${kernel.version}`);
       out.item(`runtime: Bun ${Bun.version} on ${process.platform}-${process.arch}`);
-      out.item(`up ${humanDuration(Math.floor((Date.now() - kernel.startedAt.getTime()) / 1000))}, since ${kernel.startedAt.toISOString()}`);
+      out.item(`up ${humanDuration(secondsSinceMono(kernel.startedMono))}, since ${kernel.startedAt.toISOString()}`);
     },
   };
 
