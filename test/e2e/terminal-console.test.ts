@@ -6,9 +6,9 @@
  * (systemd): no prompt at all.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCollector, svcBinary } from '../support/binary';
+import { killGameServers, LineCollector, svcBinary } from '../support/binary';
 import { PtySession } from '../support/pty-session';
 import { tempDir, waitFor } from '../support/controller';
 
@@ -112,6 +112,34 @@ describe('the terminal console (compiled binary)', () => {
     // the service went with it
     expect(() => process.kill(pid, 0)).toThrow();
   }, 90_000);
+
+  test('the terminal closing (SIGHUP) ends the controller like a crash: its server keeps running, and the next start re-attaches it', async () => {
+    const svc = await svcBinary();
+    const dir = workDir();
+    mkdirSync(join(dir, 'config/groups'), { recursive: true });
+    writeFileSync(
+      join(dir, 'config/groups/Lobby.toml'),
+      `[group]\nsoftware = "CUSTOM"\nversion = "1.21.1"\nstart_command = [${[process.execPath, FAKE_PAPER, '--port', '{port}', '--max-lifetime-ms', '120000'].map((a) => JSON.stringify(a)).join(', ')}]\n[group.scaling]\nmin_instances = 1\n`,
+    );
+    const term = new PtySession([svc, '--dir', dir], { env, cwd: dir, name: 'svc' });
+    cleanups.push(() => term.kill());
+    await term.expect(/Lobby-1 starting on port \d+ \(pid (\d+)\)/, 30_000);
+    const pid = Number(/Lobby-1 starting on port \d+ \(pid (\d+)\)/.exec(term.output)![1]);
+    cleanups.push(() => killGameServers(dir, [pid]));
+    await term.expect('Lobby-1 is READY', 20_000);
+    term.proc.terminal!.close();
+    await term.proc.exited;
+    expect(term.proc.signalCode).toBe('SIGHUP');
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    const child = Bun.spawn([svc, '--dir', dir], { env: { ...env, SVC_LOG_FORMAT: 'json' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+    cleanups.push(() => child.kill('SIGKILL'));
+    const out = new LineCollector(child.stdout);
+    const recovered = JSON.parse(await out.waitForLine((l) => l.includes('recovered a running service'), 30_000)) as { service: string; pid: number };
+    expect(recovered).toMatchObject({ service: 'Lobby-1', pid });
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(() => process.kill(pid, 0)).toThrow();
+  }, 60_000);
 
   test('without a terminal (systemd) there is no prompt and stdin is not read', async () => {
     const svc = await svcBinary();
