@@ -43,6 +43,7 @@ export interface ScalingInput {
   services: readonly ServiceReading[];
   /** Replacements of crashed instances still waiting out their restart backoff. */
   pendingRestarts: number;
+  /** Monotonic ms, like the two below: only the cooldowns are measured on it. */
   now: number;
   lastScaleUpAt: number | null;
   lastScaleDownAt: number | null;

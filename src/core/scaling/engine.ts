@@ -6,6 +6,7 @@ import type { PlayerTracker } from '../players/tracker';
 import type { ServiceManager } from '../services/manager';
 import type { ServiceRecord, ServiceRegistry } from '../services/registry';
 import { memoryMaxMb } from '../software/memory';
+import { monotonicNow, type Clock } from '../time/monotonic';
 import { decideScaling, effectiveBounds, type ScalingDecision, type ScalingOverride, type ServiceReading } from './decide';
 import { machineUsage, placementRoom, type MachineLimits } from './placement';
 
@@ -39,7 +40,13 @@ export interface ScalingDeps {
   /** Scaling pauses while this says so (a stress test runs). */
   paused: () => boolean;
   timing: ScalingTiming;
+  /** The wall clock schedules (smart scaling's rules) are read on; tests pass a fake. */
   now?: () => number;
+  /**
+   * The clock idle times, cooldowns, report freshness and start backoffs are measured on:
+   * monotonic, so a wall-clock step scales nothing. A test that fakes `now` alone drives both.
+   */
+  monotonic?: Clock;
 }
 
 /**
@@ -55,7 +62,7 @@ export interface ScalingOverrides {
 /** The longest wait between scaling starts of a group whose starts keep failing. */
 const MAX_START_BACKOFF_MS = 5 * 60_000;
 
-/** What the engine remembers of a service between ticks. */
+/** What the engine remembers of a service between ticks (times on the engine's monotonic clock). */
 interface Watch {
   /** The last tick had a current count for it. */
   fresh: boolean;
@@ -81,11 +88,13 @@ export class ScalingEngine {
   private timer: ReturnType<typeof setInterval> | null = null;
   private ticking: Promise<void> | null = null;
   private readonly now: () => number;
+  private readonly mono: Clock;
   private readonly unsubscribe: () => void;
   private overrides: ScalingOverrides | null = null;
 
   constructor(private readonly deps: ScalingDeps) {
     this.now = deps.now ?? Date.now;
+    this.mono = deps.monotonic ?? deps.now ?? monotonicNow;
     // Stop-on-empty reacts when the last player leaves, not at the next tick.
     this.unsubscribe = deps.bus.subscribe((event) => {
       if (event.type === 'PLAYER_DISCONNECTED' || event.type === 'PLAYER_SERVER_SWITCH') {
@@ -137,10 +146,11 @@ export class ScalingEngine {
   }
 
   /**
-   * The pure part of a tick, without pinging: readings from what is known now. A tick passes
-   * the group's members and the machine's usage it read once for every group.
+   * The pure part of a tick, without pinging: readings from what is known now (`now` on the
+   * engine's monotonic clock). A tick passes the group's members and the machine's usage it
+   * read once for every group, and the override it asked for on the wall clock.
    */
-  decide(group: Group, now = this.now(), members = this.deps.registry.ofGroup(group.name), usage = machineUsage(this.deps.registry.all()), override = this.overrideOf(group, now)): ScalingDecision[] {
+  decide(group: Group, now = this.mono(), members = this.deps.registry.ofGroup(group.name), usage = machineUsage(this.deps.registry.all()), override = this.overrideOf(group)): ScalingDecision[] {
     const bounds = effectiveBounds(group, override);
     const raised = bounds.minInstances !== group.minInstances || bounds.maxInstances !== group.maxInstances;
     return decideScaling({
@@ -162,7 +172,8 @@ export class ScalingEngine {
       this.deps.log.debug('scaling paused: a stress test runs');
       return;
     }
-    const now = this.now();
+    const wall = this.now();
+    const now = this.mono();
     const fresh = await this.refreshCounts(now);
     this.forgetGone();
     // One pass over the registry for every group (a tick with 500 services must stay cheap).
@@ -179,7 +190,7 @@ export class ScalingEngine {
       if ((this.startFailures.get(group.name)?.until ?? 0) > now) continue;
       const own = members.get(group.name) ?? [];
       for (const service of own) this.observe(service, fresh.has(service.name), now);
-      const override = this.overrideOf(group, now);
+      const override = this.overrideOf(group, wall);
       const decisions = this.decide(group, now, own, usage, override);
       for (const decision of decisions) {
         this.carryOut(group, decision, now);
@@ -208,7 +219,7 @@ export class ScalingEngine {
     const pings: Promise<void>[] = [];
     for (const service of this.deps.registry.all()) {
       if (service.state !== 'READY' || service.pooled || service.isDedicated) continue;
-      if (service.playersReportedAt !== null && now - service.playersReportedAt < this.deps.timing.reportFreshMs) {
+      if (service.playersReportedMono !== null && now - service.playersReportedMono < this.deps.timing.reportFreshMs) {
         fresh.add(service.name);
       } else if (onRoster.has(service.name)) {
         fresh.add(service.name);
@@ -256,8 +267,8 @@ export class ScalingEngine {
 
   private watchOf(service: ServiceRecord, now: number): Watch {
     let watch = this.watches.get(service.name);
-    // Idle time counts from READY; a reused name starts over.
-    const since = service.readyAt?.getTime() ?? now;
+    // Idle time counts from READY (on the monotonic clock); a reused name starts over.
+    const since = service.readyMono ?? now;
     if (!watch || watch.lastPlayerAt < since) {
       watch = { fresh: false, zeroReadings: 0, lastPlayerAt: since, hadPlayers: false };
       this.watches.set(service.name, watch);
@@ -310,7 +321,7 @@ export class ScalingEngine {
   private startFailed(group: string, reason: string): void {
     const count = (this.startFailures.get(group)?.count ?? 0) + 1;
     const waitMs = Math.min(MAX_START_BACKOFF_MS, this.deps.timing.tickMs * 2 ** (count - 1));
-    this.startFailures.set(group, { count, until: this.now() + waitMs });
+    this.startFailures.set(group, { count, until: this.mono() + waitMs });
     this.deps.log.warn({ group, failures: count }, `scaling start failed (${reason}); next try in ${Math.round(waitMs / 1000)} s`);
   }
 
@@ -329,7 +340,7 @@ export class ScalingEngine {
     const service = this.deps.registry.get(name);
     const watch = this.watches.get(name);
     if (watch) {
-      watch.lastPlayerAt = this.now();
+      watch.lastPlayerAt = this.mono();
       watch.hadPlayers = true;
     }
     if (!service || service.state !== 'READY' || service.pooled || service.playerCount > 0 || this.deps.paused()) return;
