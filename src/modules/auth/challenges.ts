@@ -95,11 +95,15 @@ export class ChallengeService {
     })();
   }
 
-  /** In-game codes and links of the last minute for this player (public deliveries do not count). */
+  /**
+   * In-game codes and links of the last minute for this player (public deliveries do not count).
+   * Rows stamped after `now` (the wall clock stepped back since) do not count: an hour-long
+   * step back must not hold a player's codes against them for an hour.
+   */
   private checkIssuanceLimit(uuid: string, now: number): void {
     const { recent } = this.db
-      .query<{ recent: number }, [string, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2 AND origin = 'game'`)
-      .get(uuid, now - ISSUE_WINDOW_MS)!;
+      .query<{ recent: number }, [string, number, number]>(`SELECT count(*) AS recent FROM auth_challenges WHERE uuid = ?1 AND created_at > ?2 AND created_at <= ?3 AND origin = 'game'`)
+      .get(uuid, now - ISSUE_WINDOW_MS, now)!;
     if (recent < this.config.max_generates_per_minute) return;
     throw new ApiError('AUTH_RATE_LIMITED', `${this.config.max_generates_per_minute} login codes or links per minute for one player: wait a minute and try again`, 429, { 'Retry-After': '60' });
   }

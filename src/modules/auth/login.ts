@@ -1,3 +1,4 @@
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 import { ApiError } from '../../errors';
 import type { EventBus } from '../../events/bus';
 import type { FailureWindow } from './failure-window';
@@ -53,7 +54,8 @@ export class LoginFlow {
     private readonly totp: TotpService,
     readonly failures: FailureWindow,
     private readonly bus: EventBus,
-    private readonly now: () => number = Date.now,
+    /** Pending TOTP steps live and expire on it (monotonic; tests pass a fake). */
+    private readonly now: Clock = monotonicNow,
   ) {}
 
   /** Refuses an address over the failure cap (429, and a failed-login event). */

@@ -12,6 +12,7 @@ import { normalizeUuid } from '../../core/players/uuid';
 import { ApiError } from '../../errors';
 import { PasskeyStore, type StoredPasskey } from './passkey-store';
 import { acceptsOrigin, type RelyingParty } from './relying-party';
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 
 /** A passkey as the dashboard lists it (the reference's PK record). */
 export interface PasskeyView {
@@ -53,6 +54,7 @@ export const MAX_CEREMONIES_PER_SESSION = 5;
 /** For route bodies: the label a player gives a passkey (blank means the default). */
 export const PasskeyLabelSchema = T.String({ maxLength: 64, description: 'name of the passkey in the list; blank means "Passkey"' });
 
+/** `expiresAt` is monotonic ms (core/time/monotonic). */
 type Ceremony = (
   | { kind: 'register'; challenge: string; expiresAt: number; uuid: string; label: string }
   | { kind: 'login'; challenge: string; expiresAt: number }
@@ -140,13 +142,19 @@ export class PasskeyService {
   private readonly held = new Map<string, number>();
   /** Starts admitted whose options are still being generated. */
   private reserved = 0;
+  private readonly now: Clock;
+  private readonly mono: Clock;
 
   constructor(
     db: Database,
     private readonly rp: RelyingParty,
     private readonly options: PasskeyOptions,
-    private readonly now: () => number = Date.now,
+    now?: Clock,
+    monotonic?: Clock,
   ) {
+    // Stored times (created, last used) are wall-clock; ceremonies live and expire on the monotonic clock.
+    this.now = now ?? Date.now;
+    this.mono = monotonic ?? now ?? monotonicNow;
     this.store = new PasskeyStore(db);
     this.maxOpen = options.maxOpenCeremonies ?? MAX_OPEN_CEREMONIES;
   }
@@ -170,7 +178,7 @@ export class PasskeyService {
       excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
     }));
-    const ceremonyId = this.open({ kind: 'register', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs, uuid, label: chosen, slots });
+    const ceremonyId = this.open({ kind: 'register', challenge: publicKey.challenge, expiresAt: this.mono() + this.options.challengeTtlMs, uuid, label: chosen, slots });
     return { ceremonyId, publicKeyOptionsJson: { publicKey } };
   }
 
@@ -183,7 +191,7 @@ export class PasskeyService {
     // Another player's call must not burn the owner's ceremony, so ownership is checked before it is consumed.
     if (ceremony.uuid !== uuid) throw fail('this registration ceremony was started by another account');
     this.drop(ceremonyId);
-    if (ceremony.expiresAt <= this.now()) throw fail('the registration ceremony expired; start the registration again');
+    if (ceremony.expiresAt <= this.mono()) throw fail('the registration ceremony expired; start the registration again');
 
     const response = parseResponse<RegistrationResponseJSON>(RegistrationResponseSchema, responseJson, fail);
     const origin = this.checkClientData(response.response.clientDataJSON, ceremony.challenge, fail);
@@ -230,7 +238,7 @@ export class PasskeyService {
         timeout: this.options.challengeTtlMs,
       }),
     );
-    const ceremonyId = this.open({ kind: 'login', challenge: publicKey.challenge, expiresAt: this.now() + this.options.challengeTtlMs, slots });
+    const ceremonyId = this.open({ kind: 'login', challenge: publicKey.challenge, expiresAt: this.mono() + this.options.challengeTtlMs, slots });
     return { ceremonyId, publicKeyOptionsJson: { publicKey } };
   }
 
@@ -239,7 +247,7 @@ export class PasskeyService {
     const ceremony = this.ceremonies.get(ceremonyId);
     if (ceremony?.kind !== 'login') throw fail('unknown or already used login ceremony; start the login again');
     this.drop(ceremonyId);
-    if (ceremony.expiresAt <= this.now()) throw fail('the login ceremony expired; start the login again');
+    if (ceremony.expiresAt <= this.mono()) throw fail('the login ceremony expired; start the login again');
 
     const response = parseResponse<AuthenticationResponseJSON>(AuthenticationResponseSchema, responseJson, fail);
     const stored = this.store.get(response.id);
@@ -278,7 +286,7 @@ export class PasskeyService {
   }
 
   openCeremonies(): number {
-    const at = this.now();
+    const at = this.mono();
     let open = 0;
     for (const c of this.ceremonies.values()) if (c.expiresAt > at) open++;
     return open;
@@ -311,7 +319,7 @@ export class PasskeyService {
       slots.push(slot);
     }
     if (this.ceremonies.size + this.reserved >= this.maxOpen) {
-      const at = this.now();
+      const at = this.mono();
       const oldest = this.ceremonies.values().next().value;
       const retryAfter = Math.max(1, Math.ceil(((oldest?.expiresAt ?? at) - at) / 1000));
       throw new ApiError('AUTH_RATE_LIMITED', `too many passkey ceremonies are open (${this.maxOpen}); try again in ${retryAfter} s`, 429, { 'Retry-After': String(retryAfter) });
@@ -356,7 +364,7 @@ export class PasskeyService {
   }
 
   private sweepExpired(): void {
-    const at = this.now();
+    const at = this.mono();
     // Every ceremony lives equally long, so insertion order is expiry order.
     for (const [id, c] of this.ceremonies) {
       if (c.expiresAt > at) break;
@@ -366,7 +374,7 @@ export class PasskeyService {
 
   /** Seconds until the slot's oldest open ceremony ends (at least 1). */
   private waitFor(slot: string): number {
-    const at = this.now();
+    const at = this.mono();
     for (const c of this.ceremonies.values()) {
       if (c.slots.includes(slot)) return Math.max(1, Math.ceil((c.expiresAt - at) / 1000));
     }

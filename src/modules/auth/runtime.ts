@@ -15,6 +15,7 @@ import { SessionService } from './sessions';
 import { TicketBook } from './tickets';
 import { TotpService } from './totp';
 import { TotpThrottle } from './totp-throttle';
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 
 /** Used for magic links and passkeys when neither svc.toml nor auth.toml names the dashboard. */
 export const FALLBACK_PUBLIC_URL = 'http://localhost:3000';
@@ -48,8 +49,12 @@ export class AuthRuntime {
     readonly kernel: Kernel,
     readonly config: AuthConfig,
     readonly log: Logger,
-    now: () => number = Date.now,
+    now?: Clock,
+    monotonic?: Clock,
   ) {
+    // Stored times (sessions, codes, passkeys, TOTP) on the wall clock; what lives in memory for a while on the monotonic one.
+    const wall = now ?? Date.now;
+    const mono = monotonic ?? now ?? monotonicNow;
     const configured = kernel.config.dashboard.public_url.trim() || config.dashboard.public_url.trim();
     this.publicUrlConfigured = configured !== '';
     this.publicUrl = (configured || FALLBACK_PUBLIC_URL).replace(/\/+$/, '');
@@ -58,8 +63,8 @@ export class AuthRuntime {
     this.key = loadSessionKey(location);
     if (this.key.movedFrom) log.info({ from: this.key.movedFrom, to: this.keyFile }, 'session.key moved out of config/ (config backups must not carry it); auth.toml may keep naming the old path, which now means the new one');
     if (this.key.strayLegacy) log.warn({ file: this.key.strayLegacy, inUse: this.keyFile }, `an old session.key lies at ${this.key.strayLegacy}, besides the key in use: it is not read; delete it (or, if it is the right key, replace ${this.keyFile} with it while svc is stopped)`);
-    this.tickets = new TicketBook(now);
-    this.totp = new TotpService(kernel.db, this.key.key, { issuer: config.totp.issuer, window: totpWindow(config) }, now);
+    this.tickets = new TicketBook(wall, mono);
+    this.totp = new TotpService(kernel.db, this.key.key, { issuer: config.totp.issuer, window: totpWindow(config) }, wall);
     if (this.key.regenerated) {
       const unreadable = this.totp.unreadable();
       if (unreadable > 0) log.error({ file: this.keyFile, enrolments: unreadable }, `session.key was missing and was made anew: ${unreadable} TOTP enrolment(s) can no longer be read; those players must use a recovery code to disable TOTP and enrol again`);
@@ -76,10 +81,11 @@ export class AuthRuntime {
       () => kernel.modules.lookup('perms'),
       (uuid) => this.totpEnabled.has(uuid),
       this.tickets,
-      now,
+      wall,
+      mono,
     );
-    this.challenges = new ChallengeService(kernel.db, config.login_challenge, now);
-    this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute), kernel.bus, now);
+    this.challenges = new ChallengeService(kernel.db, config.login_challenge, wall);
+    this.login = new LoginFlow(this.sessions, this.totp, new FailureWindow(config.login_challenge.max_consume_failures_per_minute, mono), kernel.bus, mono);
     this.delivery = new MagicLinkDelivery(this.challenges, () => kernel.modules.lookup('players'), kernel.bus, (token) => this.magicUrl(token), log);
     let passkeys: PasskeyService | null = null;
     let relyingParty: RelyingParty | null = null;
@@ -87,7 +93,7 @@ export class AuthRuntime {
     if (config.webauthn.enabled) {
       try {
         relyingParty = relyingPartyOf(config.webauthn, this.publicUrl);
-        passkeys = new PasskeyService(kernel.db, relyingParty, { challengeTtlMs: config.webauthn.challenge_ttl_seconds * 1000, maxPerUser: config.webauthn.max_credentials_per_user }, now);
+        passkeys = new PasskeyService(kernel.db, relyingParty, { challengeTtlMs: config.webauthn.challenge_ttl_seconds * 1000, maxPerUser: config.webauthn.max_credentials_per_user }, wall, mono);
       } catch (error) {
         problem = `passkeys are off: ${(error as Error).message} (config/modules/auth/auth.toml [webauthn])`;
         log.error(problem);

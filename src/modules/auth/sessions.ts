@@ -1,3 +1,4 @@
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 import { ADMIN_NODE } from '../../http/auth';
 import type { DashboardSessions, PermissionResolver, SessionCheck, SessionIdentity } from '../services';
 import { randomToken, sha256Hex } from './secrets';
@@ -42,6 +43,7 @@ class LiveSession implements SessionIdentity {
   readonly id: string;
   expiresAt: number;
   lastUsedAt: number;
+  /** When use was last written to disk, on the monotonic clock (a wall-clock step back does not stop the writes). */
   touchedAt: number;
   revokedAt: number | null;
   /** The sweep has told socket owners that this session expired. */
@@ -53,11 +55,12 @@ class LiveSession implements SessionIdentity {
   constructor(
     readonly row: SessionRow,
     private readonly owner: SessionService,
+    touchedAt: number,
   ) {
     this.id = row.session_id;
     this.expiresAt = row.expires_at;
     this.lastUsedAt = row.last_used_at;
-    this.touchedAt = row.last_used_at;
+    this.touchedAt = touchedAt;
     this.revokedAt = row.revoked_at;
   }
 
@@ -115,6 +118,8 @@ export class SessionService implements DashboardSessions {
   private readonly byId = new Map<string, LiveSession>();
   private readonly revokedListeners = new Set<(sessionId: string) => void>();
   private readonly stopWatchingPerms: () => void;
+  private readonly now: Clock;
+  private readonly mono: Clock;
 
   constructor(
     private readonly store: SessionStore,
@@ -122,9 +127,14 @@ export class SessionService implements DashboardSessions {
     readonly perms: () => PermissionResolver | undefined,
     readonly totpEnabled: (uuid: string) => boolean,
     private readonly tickets: { redeem(ticket: string): string | null },
-    private readonly now: () => number = Date.now,
+    now?: Clock,
+    monotonic?: Clock,
   ) {
-    for (const row of store.loadable(now(), KEEP_ENDED_MS)) this.hold(new LiveSession(row, this));
+    // Expiries are stored, so wall-clock; how often use is written is a duration, on the monotonic clock.
+    this.now = now ?? Date.now;
+    this.mono = monotonic ?? now ?? monotonicNow;
+    const loadedAt = this.mono();
+    for (const row of store.loadable(this.now(), KEEP_ENDED_MS)) this.hold(new LiveSession(row, this, loadedAt));
     this.stopWatchingPerms = perms()?.onChange((changed) => this.forgetPermissions(changed)) ?? (() => {});
   }
 
@@ -140,8 +150,9 @@ export class SessionService implements DashboardSessions {
     if (session.expiresAt <= now) return 'expired';
     session.lastUsedAt = now;
     if (this.options.rollingRefresh) session.expiresAt = now + this.options.ttlSeconds * 1000;
-    if (now - session.touchedAt >= TOUCH_INTERVAL_MS) {
-      session.touchedAt = now;
+    const mono = this.mono();
+    if (mono - session.touchedAt >= TOUCH_INTERVAL_MS) {
+      session.touchedAt = mono;
       this.store.touch(session.row.token_hash, session.expiresAt, now);
     }
     return session;
@@ -185,7 +196,7 @@ export class SessionService implements DashboardSessions {
       revoked_at: null,
     };
     this.store.insert(row);
-    const session = new LiveSession(row, this);
+    const session = new LiveSession(row, this, this.mono());
     this.hold(session);
     session.permissions(); // the snapshot taken at login
     return { token, session };

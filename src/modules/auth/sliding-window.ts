@@ -1,9 +1,11 @@
+import { monotonicNow } from '../../core/time/monotonic';
+
 /**
- * Milliseconds on a clock that only moves forward (`performance.now()`): what every throttle
- * window of this module counts on. A wall-clock step (NTP, a VM resumed, an operator's `date`)
- * must neither lock people out nor hand out a fresh budget.
+ * Every throttle window of this module counts on the monotonic clock (core/time/monotonic): a
+ * wall-clock step (NTP, a VM resumed, an operator's `date`) must neither lock people out nor
+ * hand out a fresh budget.
  */
-export const monotonicNow = (): number => performance.now();
+export { monotonicNow };
 
 /**
  * Hits per key over a sliding window: once `limit` hits lie within the last `windowMs`, the key

@@ -1,4 +1,5 @@
 import { TICKET_PREFIX } from '../../http/auth';
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 import { randomToken } from './secrets';
 
 export const TICKET_TTL_MS = 30_000;
@@ -10,12 +11,20 @@ export const MAX_TICKETS_PER_SESSION = 16;
 /**
  * Single-use `wt_` tickets for WebSockets: a browser cannot set headers on a socket, and a
  * session token in a URL ends up in logs. A ticket stands for the session that minted it for
- * 30 seconds, and is spent by its first use (memory only; a restart voids open tickets).
+ * 30 seconds, and is spent by its first use (memory only; a restart voids open tickets). The 30
+ * seconds are measured on the monotonic clock; the expiry handed out is wall-clock, for people.
  */
 export class TicketBook {
+  /** `expiresAt` in monotonic ms. */
   private readonly open = new Map<string, { tokenHash: string; expiresAt: number }>();
+  private readonly now: Clock;
+  private readonly mono: Clock;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `now` is the wall clock, `monotonic` the one tickets age on; a test faking `now` alone drives both. */
+  constructor(now?: Clock, monotonic?: Clock) {
+    this.now = now ?? Date.now;
+    this.mono = monotonic ?? now ?? monotonicNow;
+  }
 
   mint(tokenHash: string): { ticket: string; expiresAt: number } {
     if (this.open.size >= SWEEP_AT) this.sweep();
@@ -23,9 +32,8 @@ export class TicketBook {
     // Map order is insertion order: the first are the oldest.
     for (const [old] of mine.slice(0, Math.max(0, mine.length - MAX_TICKETS_PER_SESSION + 1))) this.open.delete(old);
     const ticket = `${TICKET_PREFIX}${randomToken(24)}`;
-    const expiresAt = this.now() + TICKET_TTL_MS;
-    this.open.set(ticket, { tokenHash, expiresAt });
-    return { ticket, expiresAt };
+    this.open.set(ticket, { tokenHash, expiresAt: this.mono() + TICKET_TTL_MS });
+    return { ticket, expiresAt: this.now() + TICKET_TTL_MS };
   }
 
   /** The token hash of the session behind the ticket; null when unknown, spent or too old. Spends it. */
@@ -33,11 +41,11 @@ export class TicketBook {
     const entry = this.open.get(ticket);
     if (!entry) return null;
     this.open.delete(ticket);
-    return entry.expiresAt > this.now() ? entry.tokenHash : null;
+    return entry.expiresAt > this.mono() ? entry.tokenHash : null;
   }
 
   sweep(): void {
-    const now = this.now();
+    const now = this.mono();
     for (const [ticket, entry] of this.open) if (entry.expiresAt <= now) this.open.delete(ticket);
   }
 }
