@@ -27,6 +27,8 @@ export class CrashRestarts {
   private readonly crashTimes = new Map<string, number[]>();
   /** Restarts waiting out their backoff, with the group (or dedicated service) they will start. */
   private readonly pendingRestarts = new Map<ReturnType<typeof setTimeout>, string>();
+  /** The crashed service each pending restart replaces: a stop of that service calls it off. */
+  private readonly replacing = new Map<ReturnType<typeof setTimeout>, string>();
 
   constructor(
     private readonly deps: Pick<ManagerDeps, 'bus' | 'log' | 'ports'>,
@@ -51,13 +53,30 @@ export class CrashRestarts {
       if (of !== owner) continue;
       clearTimeout(timer);
       this.pendingRestarts.delete(timer);
+      this.replacing.delete(timer);
     }
+  }
+
+  /**
+   * A stop of a crashed service whose replacement still waits out its backoff: the replacement
+   * is called off, so the service stays stopped. True when there was one.
+   */
+  cancelPendingRestartOf(service: string): boolean {
+    for (const [timer, of] of this.replacing) {
+      if (of !== service) continue;
+      clearTimeout(timer);
+      this.replacing.delete(timer);
+      this.pendingRestarts.delete(timer);
+      return true;
+    }
+    return false;
   }
 
   /** Shutdown: no replacement starts any more. */
   cancelAll(): void {
     for (const timer of this.pendingRestarts.keys()) clearTimeout(timer);
     this.pendingRestarts.clear();
+    this.replacing.clear();
   }
 
   onUnexpectedExit(instance: Instance, group: Group, code: number | null): void {
@@ -96,13 +115,20 @@ export class CrashRestarts {
       this.quarantine(record, group, decision.reason, decision.crashes, code);
       return;
     }
+    const cannot = cannotRun(record, code, lines);
+    if (cannot) {
+      log.warn({ service: record.name, exitCode: code }, `not restarted: ${cannot}`);
+      return;
+    }
     log.info({ service: record.name, attempt: decision.attempt, delayMs: decision.delayMs }, 'restarting after a crash');
     const timer = setTimeout(() => {
       this.pendingRestarts.delete(timer);
+      this.replacing.delete(timer);
       const replacement = record.isDedicated ? this.relaunch.startDedicated(record.name, 'system', decision.attempt) : this.relaunch.start(group.name, 'system', decision.attempt);
       replacement.catch((error: unknown) => log.error({ group: group.name, err: error }, 'restart failed'));
     }, decision.delayMs);
     this.pendingRestarts.set(timer, group.name);
+    this.replacing.set(timer, record.name);
   }
 
   /**
@@ -153,4 +179,15 @@ export class CrashRestarts {
     instance.handle?.close();
     this.deps.bus.publish('SERVICE_CRASHED', { service: record.name, exitCode: code ?? -1, restartAttempt: 0 });
   }
+}
+
+/**
+ * A start command that cannot run at all (exit 126/127 before the server was ever READY: the
+ * program is missing or not executable) fails the same way however often it is started: the
+ * reason, or undefined for a crash worth a restart.
+ */
+function cannotRun(record: ServiceRecord, code: number | null, lines: readonly string[]): string | undefined {
+  if (record.readyMono !== null) return undefined;
+  const found = diagnose(code, lines);
+  return found.cause === 'program-not-found' ? found.hint : undefined;
 }

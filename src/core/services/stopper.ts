@@ -28,8 +28,8 @@ export class Stopper {
    */
   stop(name: string, actor: Actor, options: { force?: boolean; drain?: boolean } = {}): Promise<void> {
     const instance = this.table.require(name);
-    // A dedicated service stopped by hand stays stopped: a crash restart still waiting is called off.
-    if (instance.record.isDedicated && actor !== 'system') this.restarts.cancelPendingRestarts(name);
+    // A stopped service stays stopped: a restart after its crash, still waiting out its backoff, is called off.
+    if (this.restarts.cancelPendingRestartOf(name)) this.deps.log.info({ service: name }, 'stop: the restart scheduled after its crash is called off');
     return instance.queue.run(async () => {
       const { record } = instance;
       if (record.state === 'STOPPED' || record.state === 'CRASHED' || !instance.handle?.isAlive()) {
