@@ -37,6 +37,15 @@ const SOCKET_LIMITS = {
   closeOnBackpressureLimit: true,
 };
 
+/**
+ * A connection that sends nothing for this long is closed: headers and bodies trickled in
+ * (slowloris) are cut here, as are idle keep-alive connections. While a route's handler works
+ * there is no idle timeout at all (see run()): its answer comes when its work is done, however
+ * long the work's own bounds allow (a stop: the drain, `stop`, 30 s, the kill and its 10 s),
+ * so every answer the spec gives reaches its caller, a 409 SERVICE_STOP_FAILED included.
+ */
+export const REQUEST_IDLE_SECONDS = 10;
+
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
 
@@ -66,6 +75,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   const durations = new RequestMetrics(kernel.metrics);
   const renderError = errorRenderer(log.child({ area: 'http' }), bus);
   const { hub } = options;
+  const httpLog = log.child({ area: 'http' });
 
   /** `server` is null for a request handed over from another listener (no upgrade there). */
   async function answer(request: Request, ip: string | undefined, server: Server<SocketData> | null, corsHeaders: Record<string, string>): Promise<{ response: Response | undefined; route: string }> {
@@ -81,8 +91,14 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
       }
       if (!match) throw new ApiError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
       route = match.route;
-      return { response: await run(route, match.params, search, request, corsHeaders), route: route.path };
+      return { response: await run(route, match.params, search, request, corsHeaders, server), route: route.path };
     } catch (error) {
+      // The caller hung up before its body was read (an upload cut short): nobody to answer and
+      // nothing broken here, so neither an ERROR nor an API_ERROR.
+      if (clientWentAway(error, request)) {
+        httpLog.info({ method: request.method, path: pathname }, 'the client went away before its request body was read');
+        return { response: new Response(null, { status: CLIENT_GONE }), route: route?.path ?? UNMATCHED_ROUTE };
+      }
       const failed = renderError(error, request);
       const notFound = error instanceof ApiError && error.errorCode === 'ROUTE_NOT_FOUND';
       // A refusal before the strict match still counts under the route the guard recognised.
@@ -91,7 +107,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     }
   }
 
-  async function run(route: AnyRoute, rawParams: Record<string, string>, search: string, request: Request, corsHeaders: Record<string, string>): Promise<Response> {
+  async function run(route: AnyRoute, rawParams: Record<string, string>, search: string, request: Request, corsHeaders: Record<string, string>, server: Server<SocketData> | null): Promise<Response> {
     const facts = guard.factsOf(request);
     // Fail closed: the strict match may name a route the guard's lenient table resolved
     // differently (it never should); check this route's level again.
@@ -103,6 +119,9 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     const query = route.query ? validatePart('query', route.query, rawQuery, true) : rawQuery;
     if (route.body) body = validatePart('body', route.body, body, false);
     guard.takeRouteBudget(route, facts?.ip ?? 'unknown');
+    // Everything the caller sends has arrived: from here the answer takes as long as the work
+    // (see REQUEST_IDLE_SECONDS); fetch() restores the idle timeout once the answer is ready.
+    server?.timeout(request, 0);
     const principal = facts && isPrincipal(facts.who) ? facts.who : null;
     const set: ResponseSet = { headers: { ...corsHeaders } };
     const value = await route.handler({ params, query, body, principal, actor: principal?.actor ?? 'system', ip: facts?.ip ?? 'unknown', set, request });
@@ -118,6 +137,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     // between two controllers).
     reusePort: false,
     development: false,
+    idleTimeout: REQUEST_IDLE_SECONDS,
     websocket: hub.handler(SOCKET_LIMITS),
     async fetch(request, server) {
       if (request.method === 'OPTIONS') return cors.preflight(request);
@@ -125,6 +145,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
       const corsHeaders = cors.headersFor(request);
       const answered = await answer(request, server.requestIP(request)?.address, server, corsHeaders);
       if (answered.response === undefined) return undefined;
+      server.timeout(request, REQUEST_IDLE_SECONDS); // the keep-alive connection idles under the normal limit again
       const response = withHeaders(answered.response, corsHeaders);
       const route = answered.route;
       durations.observe(route, response.status, (performance.now() - arrivedAt) / 1000);
@@ -142,6 +163,18 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     return response;
   };
   return { server, guard, handle };
+}
+
+/** The status an answer nobody will read is counted under (nginx's "client closed request"). */
+const CLIENT_GONE = 499;
+
+/** The request's body stream failed because the client closed the connection. */
+function clientWentAway(error: unknown, request: Request): boolean {
+  if (!request.signal.aborted) return false;
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    if (current.name === 'AbortError') return true;
+  }
+  return false;
 }
 
 const listKeys = new WeakMap<AnyRoute, ReadonlySet<string>>();
