@@ -221,7 +221,7 @@ export class Controller {
       db?.close();
       throw error;
     }
-    const bus = new EventBus(log.child({ area: 'events' }));
+    const bus = new EventBus(log.child({ area: 'events' }), db);
     const audit = new AuditStore(db);
     if (config.audit.enabled) recordAuditedEvents(bus, audit, log.child({ area: 'audit' }));
     startupMark('bus, audit');

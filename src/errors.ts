@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   NO_FIELDS_TO_UPDATE: 400,
   ROUTE_NOT_FOUND: 404, // svc: unknown route (the spec retires the generic NOT_FOUND)
   RATE_LIMITED: 429, // svc: the global and per-route request limits
+  INSUFFICIENT_STORAGE: 507, // svc: the disk (or quota) is full; the message names what could not be written
   // Service
   SERVICE_NOT_FOUND: 404,
   SERVICE_NOT_READY: 409,

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LogFile } from './log-file';
 
 /*
  * The controller's logger: a small stand-in for the pino setup it replaced (pino cost ~3-4 MiB
@@ -70,23 +71,9 @@ export function createLogger(options: LogOptions): Logger {
   if (options.dir) {
     mkdirSync(options.dir, { recursive: true });
     const file = join(options.dir, 'svc.log');
-    const rotateBytes = options.rotateBytes ?? ROTATE_BYTES;
-    rotateIfLarge(file, rotateBytes);
-    let fd = openSync(file, 'a');
-    let size = statSync(file).size;
-    sinks.push((_entry, json) => {
-      // A full disk must not turn a log call into a crash; the console still gets the line.
-      try {
-        size += writeSync(fd, json());
-        // Rotated while running too, between two whole lines: svc.log → svc.log.1.
-        if (size >= rotateBytes) {
-          closeSync(fd);
-          rotateIfLarge(file, rotateBytes);
-          fd = openSync(file, 'a');
-          size = statSync(file).size;
-        }
-      } catch {}
-    });
+    // Whole lines only, rotated between two of them, and a line saying how many were lost to a full disk.
+    const logFile = new LogFile(file, options.rotateBytes ?? ROTATE_BYTES);
+    sinks.push((_entry, json) => logFile.write(json()));
   }
   sinks.push(options.format === 'json' ? (_entry, json) => void stdout.write(json()) : prettySink(stdout, options.colored));
   const write = (entry: Entry) => {
@@ -290,12 +277,6 @@ function safe(value: unknown, ancestors: Set<object>): unknown {
   }
   ancestors.delete(value);
   return copy;
-}
-
-function rotateIfLarge(file: string, limit: number): void {
-  if (!existsSync(file)) return;
-  if (statSync(file).size < limit) return;
-  renameSync(file, `${file}.1`);
 }
 
 /**

@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
 import { EventBus } from '../../src/events/bus';
+import type { Logger } from '../../src/log';
+import { RecordWriteError } from '../../src/storage/disk-full';
+import { acknowledgedWrites } from '../../src/storage/write-scope';
 import { EVENT_CATALOGUE, type SvcEvent } from '../../src/events/catalogue';
 import { detailsOf, isAudited } from '../../src/core/audit/recorder';
 
@@ -52,6 +56,115 @@ describe('EventBus', () => {
     bus.publish('API_WARNING', { message: 'x' });
     expect(got).toEqual([]);
     expect(bus.listenerCount).toBe(0);
+  });
+});
+
+describe("records: an event's durable rows are part of the change they record", () => {
+  const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+  function setup() {
+    const db = new Database(':memory:');
+    db.run('CREATE TABLE change (v TEXT)');
+    db.run('CREATE TABLE record (type TEXT)');
+    const log: unknown[] = [];
+    const logger = { error: (...args: unknown[]) => log.push(args) } as unknown as Logger;
+    const bus = new EventBus(logger, db);
+    const order: string[] = [];
+    let failing = false;
+    bus.subscribe((e) => order.push(`listener ${e.type}`));
+    bus.subscribe(
+      (e) => {
+        order.push(`recorder ${e.type}`);
+        db.query('INSERT INTO record (type) VALUES (?)').run(e.type);
+        if (failing) throw full();
+      },
+      { records: 'the test record' },
+    );
+    const rows = (table: string) => (db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { db, bus, order, log, rows, fail: (on: boolean) => (failing = on) };
+  }
+
+  test('recorders run before every other listener, whatever the order they subscribed in', () => {
+    const { bus, order } = setup();
+    bus.publish('API_WARNING', { message: 'x' });
+    expect(order).toEqual(['recorder API_WARNING', 'listener API_WARNING']);
+  });
+
+  test('inside bus.transaction: the records go in with the change; the others hear of it after the commit', () => {
+    const { db, bus, order, rows } = setup();
+    const result = bus.transaction(() => {
+      db.run("INSERT INTO change (v) VALUES ('a')");
+      bus.publish('API_WARNING', { message: 'one' });
+      bus.publish('API_ERROR', { error: 'two' });
+      order.push('end of work');
+      return 7;
+    });
+    expect(result).toBe(7);
+    expect(order).toEqual(['recorder API_WARNING', 'recorder API_ERROR', 'end of work', 'listener API_WARNING', 'listener API_ERROR']);
+    expect({ change: rows('change'), record: rows('record') }).toEqual({ change: 1, record: 2 });
+  });
+
+  test('inside bus.transaction: a record that cannot be written rolls the change back, throws it named, and nobody hears of the event', () => {
+    const { db, bus, order, rows, fail } = setup();
+    fail(true);
+    let caught: unknown;
+    try {
+      bus.transaction(() => {
+        db.run("INSERT INTO change (v) VALUES ('a')");
+        bus.publish('API_WARNING', { message: 'one' });
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RecordWriteError);
+    expect((caught as RecordWriteError).what).toBe('the test record for API_WARNING');
+    expect((caught as RecordWriteError).code).toBe('SQLITE_FULL');
+    expect({ change: rows('change'), record: rows('record') }).toEqual({ change: 0, record: 0 });
+    expect(order).toEqual(['recorder API_WARNING']);
+    expect(db.inTransaction).toBe(false);
+  });
+
+  test('outside a transaction, in a request: the change happened, the others hear of it, and the request answers with the lost record', async () => {
+    const { bus, order, rows, fail, log } = setup();
+    fail(true);
+    let caught: unknown;
+    try {
+      await acknowledgedWrites(async () => {
+        await Promise.resolve();
+        bus.publish('API_WARNING', { message: 'x' });
+        return 'acknowledged';
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RecordWriteError);
+    expect(order).toEqual(['recorder API_WARNING', 'listener API_WARNING']);
+    // The recorder's own transaction was rolled back: no half-written set of records.
+    expect(rows('record')).toBe(0);
+    expect(log).toHaveLength(1);
+  });
+
+  test('outside any request (a timer, a process exit): logged, delivered, nothing thrown at the publisher', async () => {
+    const { bus, order, fail, log } = setup();
+    fail(true);
+    expect(() => bus.publish('API_WARNING', { message: 'x' })).not.toThrow();
+    expect(order).toEqual(['recorder API_WARNING', 'listener API_WARNING']);
+    expect(log).toHaveLength(1);
+    // A request already answered is not failed afterwards by work it left running.
+    let later: () => void = () => undefined;
+    expect(await acknowledgedWrites(async () => ((later = () => bus.publish('API_ERROR', { error: 'x' })), 'done'))).toBe('done');
+    expect(() => later()).not.toThrow();
+  });
+
+  test('a plain listener that fails for want of room fails the request too; one failing otherwise (a bug) is only logged', async () => {
+    const bus = new EventBus({ error: () => undefined } as unknown as Logger);
+    let error: Error = Object.assign(new Error('no space'), { code: 'ENOSPC' });
+    bus.subscribe(() => {
+      throw error;
+    });
+    await expect(acknowledgedWrites(async () => bus.publish('API_WARNING', { message: 'x' }))).rejects.toBe(error);
+    error = new TypeError('a bug');
+    expect((await acknowledgedWrites(async () => bus.publish('API_WARNING', { message: 'x' }))).type).toBe('API_WARNING');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { pruneOlderThan } from '../../storage/prune';
+import { RecordWriteError } from '../../storage/disk-full';
 
 export interface AuditEntry {
   timestamp: string;
@@ -32,8 +33,13 @@ export class AuditStore {
     this.insert = db.prepare('INSERT INTO audit_log (ts, actor, action, target, details) VALUES (?, ?, ?, ?, ?)');
   }
 
+  /** Throws a RecordWriteError naming the entry when the row cannot be written (a full disk: the request answers 507). */
   record(entry: { actor: string; action: string; target?: string; details?: string; at?: number }): void {
-    this.insert.run(entry.at ?? Date.now(), entry.actor, entry.action, entry.target ?? '', entry.details ?? '');
+    try {
+      this.insert.run(entry.at ?? Date.now(), entry.actor, entry.action, entry.target ?? '', entry.details ?? '');
+    } catch (error) {
+      throw new RecordWriteError(`the audit log entry for ${entry.action}`, error);
+    }
   }
 
   list(query: AuditQuery): { entries: AuditEntry[]; total: number } {

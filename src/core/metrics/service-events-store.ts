@@ -59,28 +59,32 @@ export class ServiceEventsStore {
  */
 export function recordServiceEvents(bus: EventBus, store: ServiceEventsStore, lookup: (service: string) => ServiceRecord | undefined): () => void {
   const starting = new Map<string, number>();
-  return bus.subscribe((event) => {
-    const service = event.data.service;
-    if (!service) return;
-    const ts = Date.parse(event.timestamp);
-    switch (event.type) {
-      case 'SERVICE_STARTING':
-        starting.set(service, ts);
-        return;
-      case 'SERVICE_READY': {
-        const record = lookup(service);
-        const from = starting.get(service) ?? record?.startedAt?.getTime();
-        starting.delete(service);
-        if (from !== undefined) store.recordStartup(service, serviceGroupLabel(service, record), ts - from, ts);
-        return;
+  return bus.subscribe(
+    (event) => {
+      const service = event.data.service;
+      if (!service) return;
+      const ts = Date.parse(event.timestamp);
+      switch (event.type) {
+        case 'SERVICE_STARTING':
+          starting.set(service, ts);
+          return;
+        case 'SERVICE_READY': {
+          const record = lookup(service);
+          const from = starting.get(service) ?? record?.startedAt?.getTime();
+          starting.delete(service);
+          if (from !== undefined) store.recordStartup(service, serviceGroupLabel(service, record), ts - from, ts);
+          return;
+        }
+        case 'SERVICE_CRASHED':
+          starting.delete(service);
+          store.recordCrash(service, serviceGroupLabel(service, lookup(service)), Number(event.data.exitCode), ts);
+          return;
+        case 'SERVICE_STOPPED':
+          starting.delete(service);
+          return;
       }
-      case 'SERVICE_CRASHED':
-        starting.delete(service);
-        store.recordCrash(service, serviceGroupLabel(service, lookup(service)), Number(event.data.exitCode), ts);
-        return;
-      case 'SERVICE_STOPPED':
-        starting.delete(service);
-        return;
-    }
-  });
+    },
+    // A crash or a start time is a row of its own; one lost to a full disk fails the request that caused it.
+    { records: 'the service event record' },
+  );
 }

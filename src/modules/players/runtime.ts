@@ -59,7 +59,8 @@ export class PlayersRuntime {
     if (open.length > 0) this.log.info({ kept: kept.length, closed: ended.length }, 'the online roster came back from the open sessions');
 
     this.unsubscribe.push(
-      this.kernel.bus.subscribe((event) => this.onEvent(event)),
+      // The session rows are the record of the proxy's events: a connect is not acknowledged without its row.
+      this.kernel.bus.subscribe((event) => this.onEvent(event), { records: 'the player session' }),
       this.kernel.players.onRosterCleared((proxy) => {
         const closed = this.sessions.closeMany(this.sessions.online(), () => this.now());
         if (closed > 0) this.log.info({ proxy, closed }, 'the last proxy is gone: every session closed');

@@ -1,3 +1,4 @@
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 import type { KnownPlayer, PlayerDirectory, RosterEntry } from '../services';
 import type { PlayerStore } from './store';
 
@@ -6,6 +7,8 @@ export interface OpenSession extends RosterEntry {
   sessionId: number;
   /** connectedAt as ISO-8601, made once: the roster is read far more often than it changes. */
   connectedAtIso: string;
+  /** When this controller opened it, on the monotonic clock (what its length is measured from); absent for a session read back after a restart. */
+  connectedMono?: number;
 }
 
 /** Epoch ms as the ISO-8601 UTC text every players answer carries. */
@@ -27,6 +30,8 @@ export class PlayerSessions implements PlayerDirectory {
   constructor(
     private readonly store: PlayerStore,
     private readonly groupOf: (service: string) => string,
+    /** Session lengths are measured on it (monotonic; tests pass a fake). */
+    private readonly mono: Clock = monotonicNow,
   ) {}
 
   /**
@@ -55,10 +60,10 @@ export class PlayerSessions implements PlayerDirectory {
         if (current.name !== name) this.put({ ...current, name });
         return;
       }
-      if (current) this.closeOne(current, at);
+      if (current) this.closeOne(current, at, true);
       const group = this.groupOf(service);
       const sessionId = this.store.openSession(uuid, name, service, group, at);
-      this.put({ uuid, name, service, group, connectedAt: at, connectedAtIso: iso(at), sessionId });
+      this.put({ uuid, name, service, group, connectedAt: at, connectedAtIso: iso(at), sessionId, connectedMono: this.mono() });
     });
   }
 
@@ -66,23 +71,26 @@ export class PlayerSessions implements PlayerDirectory {
   leave(uuid: string, at: number): void {
     this.store.transaction(() => {
       const current = this.byUuid.get(uuid);
-      if (current) this.closeOne(current, at);
+      if (current) this.closeOne(current, at, true);
       else this.store.touch(uuid, at);
     });
   }
 
-  /** Closes every session on `service` (it stopped or crashed) at `at`; how many. */
+  /** Closes every session on `service` (it stopped or crashed) at `at`, now; how many. */
   closeService(service: string, at: number): number {
-    return this.closeMany([...this.byUuid.values()].filter((s) => s.service === service), () => at);
+    return this.closeMany([...this.byUuid.values()].filter((s) => s.service === service), () => at, true);
   }
 
-  /** Closes the given sessions, each at its own time; how many were still open. */
-  closeMany(sessions: readonly OpenSession[], at: (session: OpenSession) => number): number {
+  /**
+   * Closes the given sessions, each at its own time; how many were still open. `now`: those
+   * times are the present, so the lengths are measured on the monotonic clock where known.
+   */
+  closeMany(sessions: readonly OpenSession[], at: (session: OpenSession) => number, now = false): number {
     let closed = 0;
     this.store.transaction(() => {
       for (const session of sessions) {
         if (this.byUuid.get(session.uuid)?.sessionId !== session.sessionId) continue;
-        this.closeOne(session, at(session));
+        this.closeOne(session, at(session), now);
         closed++;
       }
     });
@@ -127,9 +135,16 @@ export class PlayerSessions implements PlayerDirectory {
     return this.byUuid.size;
   }
 
-  private closeOne(session: OpenSession, at: number): void {
-    this.store.closeSession(session.sessionId, session.uuid, session.connectedAt, at);
+  /** `now`: it closes at the present, so a session opened by this controller has its length from the monotonic clock. */
+  private closeOne(session: OpenSession, at: number, now = false): void {
+    const lengthMs = now && session.connectedMono !== undefined ? this.mono() - session.connectedMono : undefined;
+    this.store.closeSession(session.sessionId, session.uuid, session.connectedAt, at, lengthMs);
     this.drop(session);
+  }
+
+  /** How long an open session has lasted so far: on the monotonic clock where known, else from `now` (wall-clock ms). */
+  runningMs(session: OpenSession, now: number): number {
+    return Math.max(0, session.connectedMono !== undefined ? this.mono() - session.connectedMono : now - session.connectedAt);
   }
 
   private put(session: OpenSession): void {

@@ -48,11 +48,16 @@ export class PlayerStore {
       .get(uuid, name, service, group, at)!.id;
   }
 
-  /** Closes a session at `at` and adds its length to the player's playtime and last seen. */
-  closeSession(id: number, uuid: string, connectedAt: number, at: number): void {
+  /**
+   * Closes a session at `at` and adds its length to the player's playtime and last seen. The
+   * length is `lengthMs` when the caller measured it on the monotonic clock (a wall-clock step
+   * during the session then changes the timestamps only), else the wall-clock difference.
+   */
+  closeSession(id: number, uuid: string, connectedAt: number, at: number, lengthMs?: number): void {
     const end = Math.max(at, connectedAt);
+    const length = Math.max(0, Math.round(lengthMs ?? end - connectedAt));
     this.db.query('UPDATE player_sessions SET disconnected_at = ? WHERE id = ? AND disconnected_at IS NULL').run(end, id);
-    this.db.query('UPDATE player_tracking SET playtime_ms = playtime_ms + ?1, last_seen = max(last_seen, ?2) WHERE uuid = ?3').run(end - connectedAt, end, uuid);
+    this.db.query('UPDATE player_tracking SET playtime_ms = playtime_ms + ?1, last_seen = max(last_seen, ?2) WHERE uuid = ?3').run(length, end, uuid);
   }
 
   /** Last seen moves forward (a disconnect of a player whose session was already closed). */

@@ -59,7 +59,7 @@ export class PlayerViews {
 
   private infoOf(row: PlayerRow): Static<typeof PlayerInfoSchema> {
     const session = this.sessions.get(row.uuid);
-    const running = session ? Math.max(0, this.now() - session.connectedAt) : 0;
+    const running = session ? this.sessions.runningMs(session, this.now()) : 0;
     return {
       uuid: row.uuid,
       name: row.name,

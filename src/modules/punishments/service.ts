@@ -94,31 +94,33 @@ export class PunishmentService {
     const kickMessage = kickMessageOf({ ...record, id: 0, revokedBy: null, revokedAt: null, revokeReason: null }, this.deps.templates(), now);
     // One console line: line breaks of the template become spaces (the console refuses CR and LF).
     if (type === 'KICK') this.deps.kick(target, kickMessage.replace(/[\r\n]+/g, ' '));
-    const { created, superseded } = this.deps.store.transaction(() => {
+    // The record, what it supersedes and their audit entries are stored together or not at all
+    // (a full disk fails the request rather than keep a punishment nobody audited).
+    const { created, superseded } = this.deps.bus.transaction(() => {
       const created = this.deps.store.insert(record);
       const superseded = this.supersede(created, caller);
+      for (const old of superseded) this.publishRevoked(old, caller.actor);
+      this.deps.bus.publish(
+        'PUNISHMENT_ISSUED',
+        {
+          id: String(created.id),
+          type: created.type,
+          target: created.targetName,
+          targetUuid: created.targetUuid,
+          issuer: created.issuerName,
+          reason: created.reason,
+          expiresAt: created.expiresAt === null ? '' : new Date(created.expiresAt).toISOString(),
+          scope: created.scope,
+          ...(created.scopeTarget !== null ? { scopeTarget: created.scopeTarget } : {}),
+          kickMessage,
+        },
+        caller.actor,
+      );
       return { created, superseded };
     });
     for (const old of superseded) this.index.remove(old.id);
     this.index.add(created);
     this.checks.invalidate();
-    for (const old of superseded) this.publishRevoked(old, caller.actor);
-    this.deps.bus.publish(
-      'PUNISHMENT_ISSUED',
-      {
-        id: String(created.id),
-        type: created.type,
-        target: created.targetName,
-        targetUuid: created.targetUuid,
-        issuer: created.issuerName,
-        reason: created.reason,
-        expiresAt: created.expiresAt === null ? '' : new Date(created.expiresAt).toISOString(),
-        scope: created.scope,
-        ...(created.scopeTarget !== null ? { scopeTarget: created.scopeTarget } : {}),
-        kickMessage,
-      },
-      caller.actor,
-    );
     return created;
   }
 
@@ -129,22 +131,29 @@ export class PunishmentService {
     if (!existing.active) throw new ApiError('PUNISHMENT_ALREADY_REVOKED', `punishment ${id} is not in force (${existing.revokedAt !== null ? `revoked by ${existing.revokedBy}` : 'expired'})`);
     const now = this.now();
     if (existing.expiresAt !== null && existing.expiresAt <= now) throw new ApiError('PUNISHMENT_ALREADY_REVOKED', `punishment ${id} has already expired`);
-    const revoked = this.deps.store.revoke(id, { by: caller.name, at: now, reason: reason.trim() === '' ? null : reason.trim() });
+    // The change and its audit entry together, or neither.
+    const revoked = this.deps.bus.transaction(() => {
+      const revoked = this.deps.store.revoke(id, { by: caller.name, at: now, reason: reason.trim() === '' ? null : reason.trim() });
+      if (revoked) this.publishRevoked(revoked, caller.actor);
+      return revoked;
+    });
     // Lifted by someone else between the read and the write: the same answer as arriving second.
     if (!revoked) throw new ApiError('PUNISHMENT_ALREADY_REVOKED', `punishment ${id} is not in force`);
     this.index.remove(id);
     this.checks.invalidate();
-    this.publishRevoked(revoked, caller.actor);
     return revoked;
   }
 
   /** Ends every record whose time is up (the expiry loop); returns how many. */
   expireDue(): number {
-    const ended = this.deps.store.expireDue(this.now());
+    const ended = this.deps.bus.transaction(() => {
+      const ended = this.deps.store.expireDue(this.now());
+      for (const p of ended) this.deps.bus.publish('PUNISHMENT_EXPIRED', { id: String(p.id), type: p.type, target: p.targetName });
+      return ended;
+    });
     if (ended.length === 0) return 0;
     for (const p of ended) this.index.remove(p.id);
     this.checks.invalidate();
-    for (const p of ended) this.deps.bus.publish('PUNISHMENT_EXPIRED', { id: String(p.id), type: p.type, target: p.targetName });
     return ended.length;
   }
 

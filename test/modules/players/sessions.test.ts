@@ -24,7 +24,8 @@ function open(): void {
   db = openDatabase(join(dir.dir, 'svc.db'));
   migrate(db, 'players', playersModule.migrations!);
   store = new PlayerStore(db);
-  sessions = new PlayerSessions(store, (s) => groups[s] ?? 'unknown');
+  // One fake clock for both: the tests move `now` and pass it as the wall-clock time of each event.
+  sessions = new PlayerSessions(store, (s) => groups[s] ?? 'unknown', () => now);
   views = new PlayerViews(store, sessions, () => now);
 }
 
@@ -74,10 +75,12 @@ describe('sessions', () => {
   });
 
   test('a disconnect of a player with no open session only moves last seen; an unknown one records nothing', () => {
+    const t0 = now;
     sessions.arrive(A, 'Alice', 'Lobby-1', now);
-    sessions.leave(A, now + 1_000);
-    sessions.leave(A, now + 50_000);
-    expect(views.info(A)).toMatchObject({ lastSeen: new Date(now + 50_000).toISOString(), totalPlaytimeSeconds: 1 });
+    now += 1_000;
+    sessions.leave(A, now);
+    sessions.leave(A, t0 + 50_000);
+    expect(views.info(A)).toMatchObject({ lastSeen: new Date(t0 + 50_000).toISOString(), totalPlaytimeSeconds: 1 });
     sessions.leave(B, now);
     expect(views.info(B)).toBeUndefined();
   });
@@ -157,12 +160,38 @@ describe('search', () => {
   });
 });
 
+describe('session lengths across wall-clock steps', () => {
+  test('playtime is measured on the monotonic clock: a step of the wall clock during a session moves its timestamps only', () => {
+    let mono = 5_000;
+    const measured = new PlayerSessions(store, (s) => groups[s] ?? 'unknown', () => mono);
+    const measuredViews = new PlayerViews(store, measured, () => now);
+    measured.arrive(A, 'Alice', 'Lobby-1', now);
+    mono += 60_000;
+    now += 60_000 + 3_600_000; // a minute later, and the wall clock stepped an hour forward
+    expect(measuredViews.info(A)?.totalPlaytimeSeconds).toBe(60);
+    mono += 30_000;
+    now -= 2 * 3_600_000; // and then two hours back
+    measured.leave(A, now);
+    expect(measuredViews.info(A)).toMatchObject({ totalPlaytimeSeconds: 90, online: false });
+  });
+
+  test('a session read back after a restart has no monotonic start: its length comes from the wall clock', () => {
+    sessions.arrive(A, 'Alice', 'Lobby-1', now);
+    const again = new PlayerSessions(store, (s) => groups[s] ?? 'unknown', () => 0);
+    again.load(now);
+    again.leave(A, now + 42_000);
+    expect(views.info(A)?.totalPlaytimeSeconds).toBe(42);
+  });
+});
+
 describe('pruning', () => {
   test('old closed sessions go, open ones and totals stay', () => {
+    const t0 = now;
     sessions.arrive(A, 'Alice', 'Lobby-1', now);
-    sessions.leave(A, now + 10_000);
-    sessions.arrive(B, 'Bob', 'Lobby-1', now);
-    expect(store.pruneClosed(now + 20_000)).toBe(1);
+    now += 10_000;
+    sessions.leave(A, now);
+    sessions.arrive(B, 'Bob', 'Lobby-1', t0);
+    expect(store.pruneClosed(t0 + 20_000)).toBe(1);
     expect(views.history(A, 20)).toEqual([]);
     expect(views.info(A)?.totalPlaytimeSeconds).toBe(10);
     expect(views.online().map((p) => p.name)).toEqual(['Bob']);
