@@ -170,24 +170,19 @@ async function runController(dir: string, configPath: string): Promise<number> {
   const lock = lockDir(dir, 'controller');
   if (typeof lock === 'number') return lock;
   const restartedInPlace = takeRestartReason();
-  // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
-  startupMark('main: entry modules evaluated');
-  const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  const [{ Controller }, TerminalConsole] = await Promise.all([import('./controller'), onTerminal ? import('./cli/terminal-console').then((m) => m.TerminalConsole) : null]);
-  startupMark('controller code imported');
-  // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
-  const terminal = TerminalConsole ? new TerminalConsole() : undefined;
+  // Signals are handled from the first moment (before any code is loaded): one that arrives
+  // while the controller is still starting acts as soon as the start completes. A second stop
+  // signal means "now".
+  let controller: Controller | undefined;
+  let terminal: InstanceType<typeof import('./cli/terminal-console').TerminalConsole> | undefined;
+  let pending: NodeJS.Signals | undefined;
+  let signals = 0;
   const exit = (code: number) => {
     terminal?.close();
     // A clean stop says so in the lock file; any other exit frees the lock all the same.
     if (code === 0) lock.release();
     process.exit(code);
   };
-  // Signals are handled from the first moment: one that arrives while the controller is still
-  // starting acts as soon as the start completes. A second stop signal means "now".
-  let controller: Controller | undefined;
-  let pending: NodeJS.Signals | undefined;
-  let signals = 0;
   const stop = (signal: NodeJS.Signals) => {
     // The prompt goes first, so the last log lines print plainly.
     terminal?.close();
@@ -206,6 +201,13 @@ async function runController(dir: string, configPath: string): Promise<number> {
   process.on('SIGINT', onSignal);
   // A restart in place that keeps every game server running (systemctl reload, `svc restart`).
   process.on('SIGUSR2', onSignal);
+  // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
+  startupMark('main: entry modules evaluated');
+  const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const [{ Controller }, TerminalConsole] = await Promise.all([import('./controller'), onTerminal ? import('./cli/terminal-console').then((m) => m.TerminalConsole) : null]);
+  startupMark('controller code imported');
+  // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
+  terminal = TerminalConsole ? new TerminalConsole() : undefined;
   try {
     controller = await Controller.start({
       dir,
@@ -276,15 +278,30 @@ async function runAgent(dir: string, configPath: string): Promise<number> {
   const lock = lockDir(dir, 'agent');
   if (typeof lock === 'number') return lock;
   takeRestartReason();
-  const { startAgent } = await import('./agent/run');
-  const { TrustError } = await import('./agent/trust');
-  let agent: Awaited<ReturnType<typeof startAgent>>;
+  // Signals from the first moment: before the agent is up (it may wait for its controller) a
+  // stop signal ends it at once and SIGUSR2 hands over at once; there is nothing to stop yet.
+  let agent: Awaited<ReturnType<typeof import('./agent/run').startAgent>> | undefined;
+  let signals = 0;
   const exit = (code: number) => {
     if (code === 0) lock.release();
     process.exit(code);
   };
+  // A signal stops the agent, not its services: they keep running and are re-attached next start.
+  const onStop = () => {
+    if (++signals > 1 || !agent) exit(signals > 1 ? 1 : 0);
+    else void agent.stop().then(() => exit(0));
+  };
+  process.on('SIGTERM', onStop);
+  process.on('SIGINT', onStop);
+  // SIGUSR2 (systemctl reload, `svc restart`): the agent process again, in place, its services kept.
+  process.on('SIGUSR2', () => {
+    if (++signals > 1) return;
+    void (agent ? agent.stop() : Promise.resolve()).then(() => handOver('signal SIGUSR2', undefined, lock));
+  });
+  const { startAgent } = await import('./agent/run');
+  const { TrustError } = await import('./agent/trust');
   try {
-    agent = await startAgent({ dir, configPath, env: process.env, onShutdown: () => void agent.stop({ stopServices: true }).then(() => exit(0)), onRestart: (reason) => void handOver(reason, undefined, lock) });
+    agent = await startAgent({ dir, configPath, env: process.env, onShutdown: () => void agent!.stop({ stopServices: true }).then(() => exit(0)), onRestart: (reason) => void handOver(reason, undefined, lock) });
   } catch (error) {
     lock.release();
     if (error instanceof TrustError) {
@@ -295,19 +312,6 @@ async function runAgent(dir: string, configPath: string): Promise<number> {
   }
   lock.update({ state: 'ready' });
   startupOver();
-  // A signal stops the agent, not its services: they keep running and are re-attached next start.
-  let signals = 0;
-  const onSignal = () => {
-    if (++signals > 1) exit(1);
-    void agent.stop().then(() => exit(0));
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  // SIGUSR2 (systemctl reload, `svc restart`): the agent process again, in place, its services kept.
-  process.on('SIGUSR2', () => {
-    if (++signals > 1) return;
-    void agent.stop().then(() => handOver('signal SIGUSR2', undefined, lock));
-  });
   setInterval(() => undefined, 1 << 30);
   return new Promise<number>(() => undefined);
 }

@@ -75,7 +75,7 @@ export async function runRestart(argv: string[], io: Io = { out: (t) => process.
     return 1;
   }
   const seconds = ((performance.now() - began) / 1000).toFixed(1);
-  io.out(`restarted in ${seconds} s: svc ${back.version}, pid ${back.pid}${back.api ? `, API ${back.api}` : ''}\n`);
+  io.out(`restarted in ${seconds} s: svc ${back.version}, pid ${back.pid}${back.api ? `, API ${back.api}` : ''}${back.state === 'ready' ? '' : ` (${back.state})`}\n`);
   return 0;
 }
 
@@ -85,7 +85,8 @@ async function waitForRestart(file: string, before: LockNote): Promise<LockNote 
   while (performance.now() < deadline) {
     await Bun.sleep(POLL_MS);
     const now = readLockNote(file);
-    if (now && now.since !== before.since && now.state === 'ready' && lockHeld(file) !== false) return now;
+    // An agent is up once it holds the lock again: it may wait for its controller a long time before it says ready.
+    if (now && now.since !== before.since && (now.state === 'ready' || now.role === 'agent') && lockHeld(file) !== false) return now;
     // Free and marked stopped: it stopped cleanly instead (an exec keeps the lock held throughout;
     // a process that died may still be started again by its service manager, so that is waited for).
     if (now?.state === 'stopped' && lockHeld(file) === false) return 'stopped';

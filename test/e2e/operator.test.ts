@@ -189,6 +189,32 @@ describe('restart in place', () => {
     expect(alive(before.pid)).toBe(false);
   }, 90_000);
 
+  test('an agent: refuses a second one, restarts in place with svc restart (even while it still waits for its controller), stops on SIGTERM', async () => {
+    const dir = workDir();
+    writeFileSync(join(dir, 'agent.toml'), '[agent]\ncontroller = "http://127.0.0.1:1"\ntoken = "abcdefghijklmnopqrstuvwxyz0123456789"\nnode_name = "n1"\nauto_update = false\n[services]\nisolation = "none"\n');
+    const agent = Bun.spawn([svc, 'agent', '--dir', dir], { env: env(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+    cleanups.push(() => agent.kill('SIGKILL'));
+    const out = new LineCollector(agent.stdout);
+    await out.waitForLine((l) => l.includes('cannot reach the controller'), 30_000);
+    const before = lockNote(dir);
+    expect(before).toMatchObject({ pid: agent.pid, role: 'agent' });
+    const second = run(['agent', '--dir', dir]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`another agent, pid ${agent.pid}, runs here (${dir})`);
+
+    const restart = run(['restart', '--dir', dir]);
+    expect(restart.stderr).toBe('');
+    expect(restart.status).toBe(0);
+    expect(restart.stdout).toContain(`restarted in`);
+    expect(agent.exitCode).toBeNull();
+    expect(lockNote(dir)).toMatchObject({ pid: agent.pid, role: 'agent' });
+    expect(lockNote(dir).since).not.toBe(before.since);
+
+    agent.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+    expect(lockNote(dir).state).toBe('stopped');
+  }, 60_000);
+
   test('svc restart without a controller on the directory says so', () => {
     const dir = workDir();
     const result = run(['restart', '--dir', dir]);
