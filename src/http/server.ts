@@ -8,6 +8,7 @@ import { Cors } from './cors';
 import { RequestGuard } from './guard';
 import { isPrincipal } from './auth';
 import { errorRenderer } from './render-error';
+import { acknowledgedWrites } from '../storage/write-scope';
 import { parseQuery, splitUrl } from './request';
 import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';
 import { statusOf, toResponse, withHeaders, type ResponseSet } from './respond';
@@ -73,7 +74,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
   const cors = new Cors(config.api.allowed_origins);
   const durations = new RequestMetrics(kernel.metrics);
-  const renderError = errorRenderer(log.child({ area: 'http' }), bus);
+  const renderError = errorRenderer(log.child({ area: 'http' }), bus, kernel.dir);
   const { hub } = options;
   const httpLog = log.child({ area: 'http' });
 
@@ -124,7 +125,8 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     server?.timeout(request, 0);
     const principal = facts && isPrincipal(facts.who) ? facts.who : null;
     const set: ResponseSet = { headers: { ...corsHeaders } };
-    const value = await route.handler({ params, query, body, principal, actor: principal?.actor ?? 'system', ip: facts?.ip ?? 'unknown', set, request });
+    // Acknowledged only when all it wrote was written, the records of its events included.
+    const value = await acknowledgedWrites(() => route.handler({ params, query, body, principal, actor: principal?.actor ?? 'system', ip: facts?.ip ?? 'unknown', set, request }));
     if (value instanceof Response) return toResponse(value, set);
     return toResponse(validateResponse(route, statusOf(set), value), set);
   }
