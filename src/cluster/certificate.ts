@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, constants as fsConstants, copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ConfigError } from '../config/load';
 import { writeFileAtomic } from '../config/write';
 
@@ -90,10 +90,30 @@ export async function loadOrCreateCertificate(
       const converted = convertIfNeeded(keyPath, key, openedWith, password);
       return { certificate: existing, created: false, ...(converted ? { converted } : {}), ...previousUnused };
     }
-    const reason = expiring ? 'the old one expires soon' : `it did not cover ${missing.join(', ')}`;
+    const why = expiring ? 'the old one expires soon' : `it did not cover ${missing.join(', ')}`;
+    // The pair being replaced stays beside the new one: an agent still pinned to it, or an
+    // operator who wants it back, can use it.
+    const kept = keepReplaced([keyPath, certPath], now);
+    const reason = `${why}; the previous pair is kept as ${kept.join(' and ')}`;
     return { certificate: await create(dir, sans, now, password), created: true, reason, ...previousUnused };
   }
   return { certificate: await create(dir, sans, now, password), created: true, reason: 'first start', ...(previous !== '' ? { previousUnused: true } : {}) };
+}
+
+/**
+ * Copies each file to `<file>.replaced-<UTC time>` (same mode, never over an existing one)
+ * before it is replaced; returns the names given. A key is never replaced without its
+ * predecessor kept.
+ */
+export function keepReplaced(files: readonly string[], now: Date): string[] {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return files.map((file) => {
+    let target = `${file}.replaced-${stamp}`;
+    for (let n = 2; existsSync(target); n++) target = `${file}.replaced-${stamp}-${n}`;
+    copyFileSync(file, target, fsConstants.COPYFILE_EXCL);
+    chmodSync(target, statSync(file).mode & 0o777);
+    return basename(target);
+  });
 }
 
 const ENCRYPTED_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----/;
