@@ -1,4 +1,5 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { diskFullCode } from '../../storage/disk-full';
 import { Value } from '@sinclair/typebox/value';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { parse, stringify } from 'smol-toml';
@@ -410,13 +411,15 @@ export function renderBackupToml(config: BackupConfig): string {
 /**
  * Writes the config atomically with comments. A file there that could not be used (an
  * operator's broken hand edit) is kept beside it as `backup.toml.broken` first.
- * Throws ApiError SERVICE_UNAVAILABLE when the file cannot be written.
+ * Throws ApiError SERVICE_UNAVAILABLE when the file cannot be written (a full disk: the write's own error, answered 507).
  */
 export function saveBackupConfig(file: string, config: BackupConfig): void {
   try {
     if (existsSync(file) && statSync(file).isFile() && !parseBackupToml(readFileSync(file, 'utf8')).ok) copyFileSync(file, `${file}.broken`);
     writeFileAtomic(file, renderBackupToml(config));
   } catch (error) {
+    // A full disk is the 507 every other write answers (render-error names the file).
+    if (diskFullCode(error)) throw error;
     throw new ApiError('SERVICE_UNAVAILABLE', `config/modules/backup/backup.toml could not be written: ${(error as Error).message}`);
   }
 }
