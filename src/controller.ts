@@ -596,7 +596,12 @@ export class Controller {
 
   /** Every way to ask for a shutdown (route, console command) is audited here, once. */
   private requestShutdown(reason: string, actor: Actor): void {
-    this.kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
+    try {
+      this.kernel.audit.record({ actor, action: 'SHUTDOWN_REQUESTED', target: 'controller' });
+    } catch (error) {
+      // A full disk must not keep the controller from stopping (a stop is how one gets out of it).
+      this.kernel.log.error({ err: error, actor }, 'the shutdown goes ahead without its audit entry');
+    }
     this.kernel.log.warn({ actor }, `shutdown: ${reason}`);
     if (this.options.onShutdownRequest) return this.options.onShutdownRequest(reason);
     setTimeout(() => {

@@ -97,4 +97,13 @@ describe('a database that cannot be written (SQLITE_FULL)', () => {
       await expectFull(res, /the audit log entry for CONFIG_UPDATED \(in the database\) could not be written/);
     });
   });
+
+  test('a shutdown still goes ahead (it is how an operator gets out of a full disk); the lost audit entry is logged', async () => {
+    await whileFull(audit(), 'run', async () => {
+      const res = await c.api('/api/shutdown', { method: 'POST', json: {} });
+      expect(res.status).toBe(202);
+    });
+    expect(c.shutdownRequests).toHaveLength(1);
+    expect(c.logs.some((line) => line.includes('the shutdown goes ahead without its audit entry'))).toBe(true);
+  });
 });
