@@ -5,7 +5,7 @@
  * execs it in the controller's place, and the server must keep its pid and answer its console.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { pidAlive } from '../../src/core/supervisor/process/pid-probe';
@@ -187,6 +187,15 @@ describe('a running controller with a game server', () => {
     expect((await readJson(await api('/api/health'))).version).toBe(NEXT_PATCH);
     expect((await run([binary, '--version'])).stdout.trim()).toBe(`svc ${NEXT_PATCH}`);
     expect((await run([`${binary}.previous`, '--version'])).stdout.trim()).toBe(`svc ${CURRENT}`);
+    // The directory's lock went over with the exec: the new binary holds it, a second controller is refused.
+    const lock = await waitFor(() => {
+      const note = JSON.parse(readFileSync(join(dir, 'svc.lock'), 'utf8').split('\n')[0]!) as { pid: number; version: string; state: string };
+      return note.version === NEXT_PATCH && note.state === 'ready' ? note : null;
+    }, { what: 'the lock note of the new binary' });
+    expect(lock.pid).toBe(controller.child.pid!);
+    const second = await run([binary, '--dir', dir]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`another controller, pid ${controller.child.pid}, runs here`);
     // The game server was never restarted, and the new controller talks to it.
     expect(pidAlive(servicePid)).toBe(true);
     const view = await readJson(await api('/api/services/Squid-1'));
