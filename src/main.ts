@@ -22,7 +22,8 @@ Usage:
                                (exit 0: ok or warnings, 1: failures, 2: the config cannot be read)
   svc agent [options]          run a cluster node: services for a controller on this machine
                                (reads <dir>/agent.toml, written with defaults on first start)
-  svc cli [--help]             the remote console of a controller (svc cli --help)
+  svc cli [--dir <path>]       the console of a running controller, here (--dir) or remote
+                               (svc cli --help)
   svc update [--help]          replace this binary with a newer release; a running controller
                                restarts in place and its game servers keep running
   svc restart [--dir <path>]   restart the controller running on that directory in place: its

@@ -113,6 +113,13 @@ describe('one controller per directory', () => {
     expect(lockNote(dir)).toEqual(note);
     expect(alive(server.pid)).toBe(true);
     expect(await readJson(await first.api('/api/services/Lobby-1'))).toMatchObject({ state: 'READY', pid: server.pid });
+    // another user, who may not write the lock file, is told who runs there too
+    if (process.getuid?.() === 0 && Bun.which('setpriv')) {
+      chmodSync(dir, 0o755);
+      const other = Bun.spawnSync(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', svc, '--dir', dir], { env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' });
+      expect(other.exitCode).toBe(1);
+      expect(other.stderr.toString()).toContain(`svc: another controller, pid ${first.child.pid}, runs here (${dir})`);
+    }
     // an agent on the same directory is refused the same way
     writeFileSync(join(dir, 'agent.toml'), '[agent]\ncontroller = "http://127.0.0.1:1"\ntoken = "x"\n');
     const agent = run(['agent', '--dir', dir]);

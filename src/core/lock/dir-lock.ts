@@ -138,7 +138,14 @@ export class DirLock {
     if (adopted !== null) return new DirLock(file, adopted, role, version, null, true);
     const previous = readLockNote(file);
     // Read-write without O_APPEND or O_TRUNC: the note is rewritten in place (see write()).
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644);
+    let fd: number;
+    try {
+      fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644);
+    } catch (error) {
+      // Another user's lock file: say who runs there rather than "permission denied", when someone does.
+      if ((error as NodeJS.ErrnoException).code === 'EACCES' && lockHeld(file) === true) throw new DirLockedError(file, previous);
+      throw error;
+    }
     if (lib) {
       if (lib.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
         closeSync(fd);
