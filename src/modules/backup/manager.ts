@@ -11,6 +11,7 @@ import type { BackupRow, TargetType } from './model';
 import { planPrune } from './retention';
 import { defaultRestorePath, resolveUnits, restoreRoots, typesOf, type BackupUnit } from './sources';
 import type { BackupStore } from './store';
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 
 /**
  * The archive writer and the restorer (tar, zstd, node streams, a worker each) load on the first
@@ -73,6 +74,8 @@ export class BackupManager {
     private readonly config: () => BackupConfig,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** A run's length (BACKUP_COMPLETED's durationMs) is measured on it; the records keep wall-clock times. */
+    private readonly mono: Clock = monotonicNow,
   ) {
     this.permits = new Permits(() => this.config().maxConcurrent);
   }
@@ -125,6 +128,7 @@ export class BackupManager {
       throw new ApiError('BACKUP_IN_PROGRESS', `a backup of ${clashing.map((u) => `${u.targetType.toLowerCase()} ${u.targetName}`).join(', ')} is already running; wait for it to finish`);
     }
     for (const u of units) this.busy.add(keyOf(u));
+    const startedMono = this.mono();
     const started = units.map((u) => {
       const row = this.store.start({
         targetType: u.targetType,
@@ -142,7 +146,7 @@ export class BackupManager {
       const ended: BackupRow[] = [];
       for (const { unit, row } of started) {
         try {
-          ended.push(await this.runOne(unit, row, request));
+          ended.push(await this.runOne(unit, row, request, startedMono));
         } finally {
           this.busy.delete(keyOf(unit));
         }
@@ -167,12 +171,11 @@ export class BackupManager {
     await this.settled();
   }
 
-  private async runOne(unit: BackupUnit, row: BackupRow, request: RunRequest): Promise<BackupRow> {
-    const startedAt = row.startedAt;
+  private async runOne(unit: BackupUnit, row: BackupRow, request: RunRequest, startedMono: number): Promise<BackupRow> {
     const publishCompleted = (ended: BackupRow) =>
       this.kernel.bus.publish(
         'BACKUP_COMPLETED',
-        { id: String(ended.id), targetName: ended.targetName, sizeBytes: String(ended.sizeBytes), durationMs: String((ended.completedAt ?? this.now()) - startedAt), status: ended.status },
+        { id: String(ended.id), targetName: ended.targetName, sizeBytes: String(ended.sizeBytes), durationMs: String(Math.max(0, Math.round(this.mono() - startedMono))), status: ended.status },
         request.actor,
       );
     if (unit.skip !== undefined) {
