@@ -38,10 +38,15 @@ export class EventBus {
   /** Events published inside `transaction`, delivered once it commits. */
   private held: SvcEvent[] | null = null;
 
+  /** Every recorder for one event, in one transaction (a savepoint inside the caller's); made once. */
+  private readonly recordAll: ((event: SvcEvent) => void) | undefined;
+
   constructor(
     private readonly log?: Logger,
     private readonly db?: Transactions,
-  ) {}
+  ) {
+    this.recordAll = db?.transaction((event: SvcEvent) => this.writeRecords(event));
+  }
 
   publish<T extends EventType>(type: T, data: EventData<T>, actor: Actor = 'system'): SvcEvent {
     const event: SvcEvent = { type, timestamp: new Date().toISOString(), data: flatten(type, data), actor };
@@ -98,20 +103,21 @@ export class EventBus {
     return this.listeners.size + this.recorders.size;
   }
 
-  /** Every recorder, in one transaction (a savepoint inside the caller's); throws what failed, named. */
+  /** Every recorder, in one transaction when there is a database; throws what failed, named. */
   private record(event: SvcEvent): void {
     if (this.recorders.size === 0) return;
-    const writeAll = () => {
-      for (const [recorder, what] of this.recorders) {
-        try {
-          recorder(event);
-        } catch (error) {
-          throw error instanceof RecordWriteError ? error : new RecordWriteError(`${what} for ${event.type}`, error);
-        }
+    if (this.recordAll) this.recordAll(event);
+    else this.writeRecords(event);
+  }
+
+  private writeRecords(event: SvcEvent): void {
+    for (const [recorder, what] of this.recorders) {
+      try {
+        recorder(event);
+      } catch (error) {
+        throw error instanceof RecordWriteError ? error : new RecordWriteError(`${what} for ${event.type}`, error);
       }
-    };
-    if (this.db) this.db.transaction(writeAll)();
-    else writeAll();
+    }
   }
 
   private deliver(event: SvcEvent): void {
