@@ -1,4 +1,4 @@
-import { dirname, relative } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import type { Paths } from '../config/paths';
 import type { Logger } from '../log';
 import { checkDatabasePresence } from './previous-run';
@@ -17,7 +17,7 @@ export function prepareStorage(options: { dir: string; configPath: string; paths
   const { dir, configPath, paths, dbFile, log } = options;
   checkDatabasePresence(paths.data, dbFile);
   const removed = sweepAtomicTempFiles([
-    { dir: dirname(configPath), depth: 0 },
+    { dir: dirname(configPath), depth: 0, only: basename(configPath) },
     { dir, depth: 0 },
     { dir: paths.config, depth: 6 },
     { dir: paths.data, depth: 4, skip: BULK },

@@ -8,6 +8,8 @@ export interface SweepRoot {
   depth: number;
   /** Sub-folder names (at any level) not entered: trees that are not svc's own small files. */
   skip?: readonly string[];
+  /** Only the temp files of this file name (a folder svc shares with others, e.g. /etc/svc for --config). */
+  only?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface SweepRoot {
 export function sweepAtomicTempFiles(roots: readonly SweepRoot[], alive: (pid: number) => boolean = isAlive): string[] {
   const removed: string[] = [];
   const seen = new Set<string>();
-  const visit = (dir: string, depth: number, skip: ReadonlySet<string>) => {
+  const visit = (dir: string, depth: number, skip: ReadonlySet<string>, only: string | undefined) => {
     if (seen.has(dir)) return;
     seen.add(dir);
     let entries: Dirent[];
@@ -33,12 +35,12 @@ export function sweepAtomicTempFiles(roots: readonly SweepRoot[], alive: (pid: n
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (depth > 0 && !skip.has(entry.name)) visit(path, depth - 1, skip);
+        if (depth > 0 && !skip.has(entry.name)) visit(path, depth - 1, skip, only);
         continue;
       }
       if (!entry.isFile()) continue;
       const match = ATOMIC_TEMP_NAME.exec(entry.name);
-      if (!match) continue;
+      if (!match || (only !== undefined && match[1] !== only)) continue;
       const pid = Number(match[2]);
       if (pid !== process.pid && alive(pid)) continue;
       try {
@@ -49,7 +51,7 @@ export function sweepAtomicTempFiles(roots: readonly SweepRoot[], alive: (pid: n
       }
     }
   };
-  for (const root of roots) visit(root.dir, root.depth, new Set(root.skip ?? []));
+  for (const root of roots) visit(root.dir, root.depth, new Set(root.skip ?? []), root.only);
   return removed;
 }
 

@@ -195,6 +195,12 @@ describe('temp files of atomic writes left by a killed process', () => {
     expect(removed.sort()).toEqual([files.stale, files.ownPid, files.deep].sort());
     for (const file of [files.live, files.notOurs, files.upper, files.bulk, files.tooDeep]) expect(existsSync(file)).toBe(true);
     expect(existsSync(join(dir, 'config', `.dir.${dead}.0123456789ab.tmp`))).toBe(true);
+    // A folder svc shares (the one --config names): only the config file's own temp files.
+    const etc = join(dir, 'etc');
+    mkdirSync(etc);
+    for (const name of [`.svc.toml.${dead}.0123456789ab.tmp`, `.other.conf.${dead}.0123456789ab.tmp`]) writeFileSync(join(etc, name), 'x');
+    expect(sweepAtomicTempFiles([{ dir: etc, depth: 0, only: 'svc.toml' }], () => false)).toEqual([join(etc, `.svc.toml.${dead}.0123456789ab.tmp`)]);
+    expect(existsSync(join(etc, `.other.conf.${dead}.0123456789ab.tmp`))).toBe(true);
     expect(existsSync(join(dir, 'config', `.link.${dead}.0123456789ab.tmp`))).toBe(true);
   });
 });
