@@ -2,6 +2,7 @@ import type { ActiveIndex } from './active-index';
 import { renderMessage, type MessageKey, type MessageTemplates } from './messages';
 import type { CheckAnswer, Punishment } from './model';
 import { decide, type Where } from './precedence';
+import { monotonicNow, type Clock } from '../../core/time/monotonic';
 
 /** Answers kept at most this many; past it the cache starts over (a flood of distinct keys cannot grow it). */
 const CACHE_LIMIT = 100_000;
@@ -51,7 +52,10 @@ export function answerOf(p: Punishment, templates: MessageTemplates, now: number
 
 interface Cached {
   json: string;
+  /** Wall-clock ms: the end of the record it reports (the answer dies with it). */
   until: number;
+  /** Monotonic ms: the end of check_cache_ttl (a wall-clock step neither stretches nor cuts it). */
+  keptUntil: number;
 }
 
 /**
@@ -67,8 +71,16 @@ export class CheckAnswers {
     private readonly index: ActiveIndex,
     private readonly templates: () => MessageTemplates,
     private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now?: Clock,
+    monotonic?: Clock,
+  ) {
+    // A test that fakes `now` alone drives both clocks.
+    this.now = now ?? Date.now;
+    this.mono = monotonic ?? now ?? monotonicNow;
+  }
+
+  private readonly now: Clock;
+  private readonly mono: Clock;
 
   /** Whether the player may join: account and address bans that hold where they are going. */
   loginJson(uuid: string, ip: string | undefined, where: Where): string {
@@ -87,13 +99,14 @@ export class CheckAnswers {
 
   private answer(key: string, candidates: () => readonly Punishment[], where: Where): string {
     const now = this.now();
+    const mono = this.mono();
     const kept = this.cache.get(key);
-    if (kept !== undefined && kept.until > now) return kept.json;
+    if (kept !== undefined && kept.until > now && kept.keptUntil > mono) return kept.json;
     const winner = decide(candidates(), where, now);
     const json = winner === undefined ? NOT_PUNISHED_JSON : JSON.stringify(answerOf(winner, this.templates(), now));
     if (this.ttlMs > 0) {
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(key, { json, until: Math.min(now + this.ttlMs, winner?.expiresAt ?? Number.POSITIVE_INFINITY) });
+      this.cache.set(key, { json, until: winner?.expiresAt ?? Number.POSITIVE_INFINITY, keptUntil: mono + this.ttlMs });
     }
     return json;
   }

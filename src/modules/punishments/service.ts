@@ -59,7 +59,7 @@ export class PunishmentService {
 
   constructor(private readonly deps: PunishmentServiceDeps) {
     this.now = deps.now ?? Date.now;
-    this.checks = new CheckAnswers(this.index, deps.templates, deps.checkCacheTtlMs, this.now);
+    this.checks = new CheckAnswers(this.index, deps.templates, deps.checkCacheTtlMs, deps.now);
     this.index.load(deps.store.allActive());
   }
 

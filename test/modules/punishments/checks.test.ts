@@ -379,3 +379,30 @@ describe('CheckAnswers: the TTL cache', () => {
     expect(computed()).toBe(3);
   });
 });
+
+describe('CheckAnswers: the TTL cache across wall-clock steps', () => {
+  test('an answer is kept check_cache_ttl of monotonic time: a step back of an hour does not keep it an hour longer', () => {
+    const index = new CountingIndex();
+    index.load([record(1, { type: 'TEMPBAN', expiresAt: T0 + 2 * HOUR })]);
+    const clock = { wall: T0, mono: 1_000 };
+    const checks = new CheckAnswers(index, () => TAGGED, 5000, () => clock.wall, () => clock.mono);
+    const first = checks.loginJson(A, undefined, {});
+    clock.wall -= HOUR;
+    clock.mono += 5000 - 1;
+    expect(checks.loginJson(A, undefined, {})).toBe(first);
+    expect(index.lookups).toBe(1);
+    clock.mono += 1;
+    checks.loginJson(A, undefined, {});
+    expect(index.lookups).toBe(2);
+  });
+
+  test('a step forward past the record\'s end drops the kept answer at once: the record ends by the wall clock', () => {
+    const index = new CountingIndex();
+    index.load([record(1, { type: 'TEMPBAN', expiresAt: T0 + HOUR })]);
+    const clock = { wall: T0, mono: 1_000 };
+    const checks = new CheckAnswers(index, () => TAGGED, 5000, () => clock.wall, () => clock.mono);
+    expect((JSON.parse(checks.loginJson(A, undefined, {})) as CheckAnswer).id).toBe(1);
+    clock.wall += HOUR;
+    expect((JSON.parse(checks.loginJson(A, undefined, {})) as CheckAnswer).id).not.toBe(1);
+  });
+});
