@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
 import { expectErrorBody, readJson, startController, waitFor, type TestController } from '../support/controller';
@@ -278,6 +278,36 @@ describe('a quarantine outlives the controller', () => {
       expect(finding.level).toBe('WARN');
       expect(finding.message).toContain('moved to');
       expect(second.logs.some((l) => l.includes('quarantine.json was not used'))).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  }, 30_000);
+});
+
+describe('the doctor reports broken group and dedicated files', () => {
+  test('a group TOML (and a dedicated config) that failed to load is a FAIL naming file, line and column; a fixed file and a reload clear it', async () => {
+    const first = await startController({ timing, scaling });
+    const groupFile = join(first.dir, 'config', 'groups', 'Broken.toml');
+    const dedicatedFile = join(first.dir, 'config', 'dedicated', 'Cracked.toml');
+    await first.stopKeepingDir();
+    writeFileSync(groupFile, '[group]\nsoftware = "CUSTOM"\nversion = \n');
+    mkdirSync(join(first.dir, 'config', 'dedicated'), { recursive: true });
+    writeFileSync(dedicatedFile, '[dedicated\n');
+    const second = await startController({ dir: first.dir, timing, scaling });
+    try {
+      const configuration = async () => (await readJson(await second.api('/api/doctor'))).sections.find((s: { name: string }) => s.name === 'Configuration').findings as { level: string; message: string; hint: string }[];
+      const findings = await configuration();
+      const group = findings.find((f) => f.message.startsWith('group file skipped:'))!;
+      expect(group.level).toBe('FAIL');
+      expect(group.message).toMatch(new RegExp(`${groupFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:\\d+`));
+      expect(group.hint).toContain('POST /api/reload');
+      const dedicated = findings.find((f) => f.message.startsWith('dedicated config skipped:'))!;
+      expect(dedicated.level).toBe('FAIL');
+      expect(dedicated.message).toContain(dedicatedFile);
+
+      writeFileSync(groupFile, '[group]\nsoftware = "CUSTOM"\nversion = "1.21.1"\njar_name = "server.jar"\n');
+      expect((await second.api('/api/reload', { method: 'POST' })).status).toBe(200);
+      expect((await configuration()).filter((f) => f.message.startsWith('group file skipped:'))).toEqual([]);
     } finally {
       await second.stop();
     }
