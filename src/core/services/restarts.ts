@@ -1,4 +1,4 @@
-import { monotonicNow } from '../time/monotonic';
+import { monotonicNow, type Clock } from '../time/monotonic';
 import type { Actor } from '../../events/catalogue';
 import type { Group } from '../groups/model';
 import { diagnose } from '../supervisor/diagnosis';
@@ -38,7 +38,7 @@ export class CrashRestarts {
     private readonly timing: ManagerTiming,
     private readonly relaunch: Relaunch,
     /** Monotonic ms for the breaker's window (injectable for tests); wall time only goes into the quarantine record. */
-    private readonly now: () => number = () => performance.now(),
+    private readonly now: Clock = monotonicNow,
   ) {}
 
   /** Replacements of crashed instances of this group waiting out their backoff. */
