@@ -4,6 +4,7 @@ import type { SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
 import type { Principal } from '../http/auth';
 import type { Heartbeat } from './heartbeat';
+import { BacklogWatch, EVENT_BACKLOG, type BacklogLimits } from './backlog-watch';
 import { publishEventsTo } from './event-topic';
 import { admitSocket, CLOSE_POLICY, forgetSocket, socketId, type SocketHandle } from './socket-auth';
 
@@ -46,9 +47,15 @@ const frameOf = (event: SvcEvent) => JSON.stringify({ type: event.type, timestam
  *
  * Fan-out: each event is serialised once per audience and handed to Bun's native publish,
  * which writes it to every subscribed socket; a subscriber that stops reading only grows its
- * own buffer (see the websocket limits in http/server.ts) and never delays the others.
+ * own backlog and never delays the others. That backlog is bounded (backlog-watch.ts): not
+ * drained within 5 s, over 1 MiB, or among the largest when all of them pass 32 MiB, the
+ * socket is closed with 1013 and reconnects; a socket that reads gets every event.
  */
-export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Heartbeat): { subscribers(): number } {
+export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Heartbeat, backlogLimits: BacklogLimits = EVENT_BACKLOG): { subscribers(): number } {
+  const log = kernel.log.child({ area: 'events' });
+  const backlog = new BacklogWatch(backlogLimits, ({ sockets, largestBytes, why }) =>
+    log.warn({ sockets, largestKiB: Math.round(largestBytes / 1024) }, `${sockets} event subscriber(s) stopped reading and were closed (${why}); they reconnect`),
+  );
   // Live connections and whether each has been let in. A socket that closes while its
   // credential is still being checked is gone from the map by then, and never subscribes.
   const live = new Map<string, boolean>();
@@ -63,6 +70,7 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
       if (!who) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
+      backlog.track(id, { buffered: () => raw.getBufferedAmount(), close: (code, reason) => raw.close(code, reason), terminate: () => raw.terminate() });
       raw.subscribe(topicOf(who));
       live.set(id, true);
     },
@@ -75,6 +83,7 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
     close(ws: SocketHandle) {
       const id = socketId(ws);
       heartbeat.untrack(id);
+      backlog.untrack(id);
       forgetSocket(ws);
       live.delete(id);
     },
