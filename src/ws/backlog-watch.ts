@@ -4,7 +4,6 @@ import { monotonicNow, type Clock } from '../core/time/monotonic';
 export interface Backlogged {
   /** Bytes the server holds for the socket, not yet taken by the kernel (Bun: getBufferedAmount). */
   buffered(): number;
-  close(code: number, reason: string): void;
   terminate(): void;
 }
 
@@ -19,8 +18,6 @@ export interface BacklogLimits {
   socketBytes: number;
   /** Over every watched socket together: beyond it the largest backlogs are closed first. */
   totalBytes: number;
-  /** After the close frame (queued behind the backlog) the connection is cut this much later. */
-  closeGraceMs: number;
 }
 
 /**
@@ -35,18 +32,12 @@ export const EVENT_BACKLOG: BacklogLimits = {
   stallMs: 5_000,
   socketBytes: 1024 * 1024,
   totalBytes: 32 * 1024 * 1024,
-  closeGraceMs: 1_000,
 };
-
-/** Close code for a socket dropped for not reading (RFC 6455 1013, "try again later"). */
-export const CLOSE_TOO_SLOW = 1013;
 
 interface Entry {
   socket: Backlogged;
   /** When its backlog was last at or under drainedBytes (monotonic ms). */
   drainedAt: number;
-  /** When it was told to close; cut closeGraceMs later if it is still here. */
-  closingAt: number | null;
 }
 
 export interface Dropped {
@@ -60,10 +51,12 @@ export interface Dropped {
  * when the kernel takes no more; the server-wide backpressure limit (64 MiB a socket) and the
  * heartbeat (30–45 s) alone would let a thousand silent subscribers hold gigabytes. Here a
  * socket whose backlog has not drained within `stallMs`, or holds more than `socketBytes`, is
- * closed with 1013 and cut `closeGraceMs` later; when all of them together hold more than
- * `totalBytes`, the largest go first. A socket that reads never loses a frame: it is never
- * dropped, and nothing is ever skipped for it. A dropped one reconnects (the spec's clients
- * retry with backoff). Times on the monotonic clock.
+ * cut; when all of them together hold more than `totalBytes`, the largest go first. Cut, not
+ * closed with a close frame: that frame would wait behind the backlog of a peer that reads
+ * nothing, and the backlog with it (a close that has begun cannot be cut any more). The peer
+ * sees 1006 and reconnects (the spec's clients retry with backoff); the controller's log says
+ * why. A socket that reads never loses a frame: it is never dropped, and nothing is ever
+ * skipped for it. Times on the monotonic clock.
  */
 export class BacklogWatch {
   private readonly sockets = new Map<string, Entry>();
@@ -76,7 +69,7 @@ export class BacklogWatch {
   ) {}
 
   track(id: string, socket: Backlogged): void {
-    this.sockets.set(id, { socket, drainedAt: this.now(), closingAt: null });
+    this.sockets.set(id, { socket, drainedAt: this.now() });
     if (!this.timer) {
       this.timer = setInterval(() => this.check(), this.limits.checkMs);
       this.timer.unref();
@@ -100,19 +93,12 @@ export class BacklogWatch {
   /** One round (the timer runs it every checkMs). */
   check(): void {
     const now = this.now();
-    const { drainedBytes, stallMs, socketBytes, totalBytes, closeGraceMs } = this.limits;
+    const { drainedBytes, stallMs, socketBytes, totalBytes } = this.limits;
     const live: { id: string; entry: Entry; bytes: number }[] = [];
     const stalled: { id: string; entry: Entry; bytes: number }[] = [];
     const over: { id: string; entry: Entry; bytes: number }[] = [];
     let total = 0;
     for (const [id, entry] of this.sockets) {
-      if (entry.closingAt !== null) {
-        if (now - entry.closingAt >= closeGraceMs) {
-          this.sockets.delete(id);
-          entry.socket.terminate();
-        }
-        continue;
-      }
       const bytes = entry.socket.buffered();
       if (bytes <= drainedBytes) entry.drainedAt = now;
       const item = { id, entry, bytes };
@@ -123,8 +109,8 @@ export class BacklogWatch {
         total += bytes;
       }
     }
-    this.drop(over, now, `more than ${kib(socketBytes)} unread`);
-    this.drop(stalled, now, `unread for ${Math.round(stallMs / 1000)} s`);
+    this.drop(over, `more than ${kib(socketBytes)} unread`);
+    this.drop(stalled, `unread for ${Math.round(stallMs / 1000)} s`);
     if (total > totalBytes) {
       const largest = live.sort((a, b) => b.bytes - a.bytes);
       const cut: typeof live = [];
@@ -133,18 +119,18 @@ export class BacklogWatch {
         cut.push(item);
         total -= item.bytes;
       }
-      this.drop(cut, now, `the subscribers together held more than ${kib(totalBytes)} unread`);
+      this.drop(cut, `the subscribers together held more than ${kib(totalBytes)} unread`);
     }
     if (this.sockets.size === 0) this.stop();
   }
 
-  private drop(items: { entry: Entry; bytes: number }[], now: number, why: string): void {
+  private drop(items: { id: string; entry: Entry; bytes: number }[], why: string): void {
     if (items.length === 0) return;
     let largest = 0;
-    for (const { entry, bytes } of items) {
+    for (const { id, entry, bytes } of items) {
       largest = Math.max(largest, bytes);
-      entry.closingAt = now;
-      entry.socket.close(CLOSE_TOO_SLOW, `too slow: ${why}; reconnect`);
+      this.sockets.delete(id);
+      entry.socket.terminate();
     }
     this.onDrop({ sockets: items.length, largestBytes: largest, why });
   }

@@ -49,12 +49,12 @@ const frameOf = (event: SvcEvent) => JSON.stringify({ type: event.type, timestam
  * which writes it to every subscribed socket; a subscriber that stops reading only grows its
  * own backlog and never delays the others. That backlog is bounded (backlog-watch.ts): not
  * drained within 5 s, over 1 MiB, or among the largest when all of them pass 32 MiB, the
- * socket is closed with 1013 and reconnects; a socket that reads gets every event.
+ * socket is cut and reconnects; a socket that reads gets every event.
  */
 export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Heartbeat, backlogLimits: BacklogLimits = EVENT_BACKLOG): { subscribers(): number } {
   const log = kernel.log.child({ area: 'events' });
   const backlog = new BacklogWatch(backlogLimits, ({ sockets, largestBytes, why }) =>
-    log.warn({ sockets, largestKiB: Math.round(largestBytes / 1024) }, `${sockets} event subscriber(s) stopped reading and were closed (${why}); they reconnect`),
+    log.warn({ sockets, largestKiB: Math.round(largestBytes / 1024) }, `${sockets} event subscriber(s) stopped reading and were cut (${why}); they reconnect`),
   );
   // Live connections and whether each has been let in. A socket that closes while its
   // credential is still being checked is gone from the map by then, and never subscribes.
@@ -70,7 +70,7 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
       if (!who) return;
       const raw = ws.raw;
       heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      backlog.track(id, { buffered: () => raw.getBufferedAmount(), close: (code, reason) => raw.close(code, reason), terminate: () => raw.terminate() });
+      backlog.track(id, { buffered: () => raw.getBufferedAmount(), terminate: () => raw.terminate() });
       raw.subscribe(topicOf(who));
       live.set(id, true);
     },

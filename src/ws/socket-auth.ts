@@ -8,7 +8,7 @@ import { socketAccessOf } from '../http/guard';
  */
 export interface SocketHandle {
   data: unknown;
-  raw: { ping(): unknown; terminate(): void; send(text: string): unknown; subscribe(topic: string): void; getBufferedAmount(): number; close(code?: number, reason?: string): void };
+  raw: { ping(): unknown; terminate(): void; send(text: string): unknown; subscribe(topic: string): void; getBufferedAmount(): number };
   close(code?: number, reason?: string): void;
 }
 

@@ -41,7 +41,7 @@ describe('a subscriber that stops reading', () => {
       published += BATCH;
       await waitFor(() => received === published || c.controller.eventSubscribers < 2, { what: 'the reader to catch up', timeoutMs: 10_000, intervalMs: 1 });
     }
-    expect(c.logs.some((line) => line.includes("stopped reading and were closed"))).toBe(true);
+    expect(c.logs.some((line) => line.includes("stopped reading and were cut"))).toBe(true);
     // The reader: still subscribed, every frame there.
     c.controller.kernel.bus.publish('GROUP_CREATED', { group: 'after' });
     published++;
