@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../../kernel';
 import { ApiError } from '../../../errors';
-import { compiledCheck } from '../../../http/compiled';
-import { validationMessage } from '../../../http/validation';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { describeSchema, showValue } from '../../../describe-schema';
 import { bodyValues, GROUP_FIELDS, GroupBodySchema, groupDefaults, templateStack, type GroupBody, type GroupField } from '../../groups/model';
 import { SOFTWARE_NAMES } from '../../software/kinds';
 import { changedHostFields, requireAdminForHostFields } from '../../tenancy/host-fields';
@@ -132,16 +132,20 @@ function typed(field: GroupField, value: string): unknown {
   return value;
 }
 
-/** The schema's first complaint, worded for the console: `--minInstances must be an integer …`. */
+let bodyCheck: TypeCheck<typeof GroupBodySchema> | undefined;
+
+/**
+ * The body schema's first complaint, worded for the console as POST /api/groups words it for
+ * a body: `--minInstances must be an integer between 0 and 1000, got "x"`.
+ */
 function firstProblem(body: Record<string, unknown>): string | null {
-  const check = compiledCheck(GroupBodySchema);
-  if (check.Check(body)) return null;
-  const message = validationMessage({ type: 'body', all: [...check.Errors(body)], value: body });
-  const named = /^body "([^"]+)"/.exec(message);
-  if (!named) return message;
-  const field = named[1]!;
+  bodyCheck ??= TypeCompiler.Compile(GroupBodySchema);
+  if (bodyCheck.Check(body)) return null;
+  const first = bodyCheck.Errors(body).First();
+  if (!first) return 'the group is not valid';
+  const field = first.path.replace(/^\//, '').replace(/\//g, '.');
   const word = field === 'name' || field === 'software' || field === 'version' ? `the ${field}` : `--${field}`;
-  return `${word}${message.slice(named[0].length)}`;
+  return `${word} must be ${describeSchema(first.schema)}, got ${showValue(first.value)}`;
 }
 
 
