@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { errnoCode } from './errno';
 import { isOurWrapper, pidAlive } from './pid-probe';
 
 /**
@@ -37,6 +38,20 @@ export function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/**
+ * True when no live process is left in the group. kill(-pgid, 0) answers "none at all" without
+ * reading /proc (the usual case once the wrapper ended its group); zombies still count for it,
+ * so anything else is settled by the members' states.
+ */
+function groupEmpty(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    if (errnoCode(error) === 'ESRCH') return true;
+  }
+  return groupMembers(pgid).length === 0;
+}
+
 /** True when `pgid` may be signalled as the service's group (see the class comment). */
 function groupIsOurs(target: GroupTarget): boolean {
   const { wrapperPid } = target;
@@ -73,7 +88,7 @@ export function killGroupMembers(target: GroupTarget): number {
  */
 export function sweepGroup(target: GroupTarget): boolean {
   if (!groupIsOurs(target)) return false;
-  if (groupMembers(target.wrapperPid).length === 0) return false;
+  if (groupEmpty(target.wrapperPid)) return false;
   try {
     process.kill(-target.wrapperPid, 'SIGKILL');
     return true;
@@ -92,7 +107,7 @@ export async function endGroup(target: GroupTarget, timeoutMs = 2_000): Promise<
   sweepGroup(target);
   const deadline = performance.now() + timeoutMs;
   for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-    if (groupMembers(target.wrapperPid).length === 0) return true;
+    if (groupEmpty(target.wrapperPid)) return true;
     if (performance.now() > deadline) return false;
     await Bun.sleep(wait);
   }
