@@ -32,7 +32,7 @@ const ADMIN_PLAYER = { uuid: '0a0a0a0a-0000-4000-8000-0000000000ad', name: 'Ops'
 const SERVER_SCRIPT = [
   'echo "credential=$SVC_API_TOKEN"',
   'echo "server ready"',
-  'while IFS= read -r line; do [ "$line" = stop ] && exit 0; echo "console: $line"; done',
+  'while IFS= read -r line; do case "$line" in stop|end) exit 0;; esac; echo "console: $line"; done',
 ].join('\n');
 const serverCommand = ['/bin/sh', '-c', SERVER_SCRIPT];
 
@@ -120,12 +120,13 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await call('POST', '/api/services/Lobby-1/stop', TOKEN).catch(() => undefined);
-  await call('POST', '/api/services/Proxy-1/stop', TOKEN).catch(() => undefined);
+  // Each stop answers when it is done: Lobby-1 drains the players the tests reported (30 s),
+  // Proxy-1 ignores `end` until the kill after 30 s; both at once.
+  await Promise.all(['Lobby-1', 'Proxy-1'].map((name) => call('POST', `/api/services/${name}/stop`, TOKEN).catch(() => undefined)));
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
   killGameServers(dir, []);
   removeDir();
-}, 60_000);
+}, 90_000);
 
 describe('every server holds a credential of its own (finding 3)', () => {
   test('neither the master token nor the shared derived token, and different for each server', () => {
