@@ -11,7 +11,7 @@ import { publishEventsTo } from './event-topic';
 import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
 import type { Actor } from '../events/catalogue';
 import { clientAddress } from '../http/request';
-import { EVENTS_NOT_FORWARDED, inboundFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
+import { EVENTS_NOT_FORWARDED, inboundFrame, outputFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
 
 export const CONSOLE_STREAM_SOCKET: SocketSpec = {
   path: '/api/console/stream',
@@ -87,7 +87,7 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
   const execute = async (session: Session, id: string, input: string) => {
     const end = (success: boolean) => send(session, { type: 'output_end', id, success });
     const fail = (text: string) => {
-      send(session, { type: 'output', id, line: { type: 'error', text } });
+      send(session, outputFrame(id, { kind: 'error', text }));
       end(false);
     };
     const line = kernel.commands.resolveLine(input);
@@ -97,7 +97,7 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
     session.commands += 1;
     session.running += 1;
     try {
-      const result = await kernel.commands.run(line.command, { args: line.args, actor: session.actor, caller: `console-stream:${session.id}` }, ({ kind, text }) => send(session, { type: 'output', id, line: { type: kind, text } }));
+      const result = await kernel.commands.run(line.command, { args: line.args, actor: session.actor, caller: `console-stream:${session.id}` }, (printed) => send(session, outputFrame(id, printed)));
       end(result.success);
     } finally {
       session.running -= 1;
@@ -139,7 +139,7 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
     if (session.id === null) {
       const text = 'send hello first: the session starts with {"type":"hello","text":"{\\"username\\":…}"}';
       if (frame.type === 'execute' || frame.type === 'complete') {
-        send(session, { type: 'output', id: frame.id, line: { type: 'error', text } });
+        send(session, outputFrame(frame.id, { kind: 'error', text }));
         return send(session, { type: 'output_end', id: frame.id, success: false });
       }
       return send(session, { type: 'screen_error', text });

@@ -636,6 +636,8 @@ describe('the dashboard', () => {
       const outputs = () => stream.messages.filter((m) => field(m, 'type') === 'output');
       await waitFor(() => outputs().length > 0 || stream.messages.some((m) => field(m, 'type') === 'output_end'), { what: 'output of "status"', timeoutMs: 8000 });
       c.shape('WS /api/console/stream output frames', outputs(), { '[].line.type': 'string', '[].line.text': 'string' });
+      // The same frames as a client written from controller-api.md reads them (flat kind, text).
+      c.shape('WS /api/console/stream output frames (spec)', outputs(), { '[].kind': ['header', 'info', 'success', 'error', 'item', 'text'], '[].text': 'string' });
       stream.close();
     });
 

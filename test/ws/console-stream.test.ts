@@ -17,6 +17,7 @@ const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 interface Frame {
   type: string;
   id?: string;
+  kind?: string;
   line?: { type: string; text: string };
   text?: string;
   success?: boolean;
@@ -140,7 +141,7 @@ describe('sessions', () => {
     client.send({ type: 'execute', id: 'early', input: 'status' });
     await client.waitFrame((f) => f.type === 'output_end' && f.id === 'early', 'the refusal');
     expect(client.frames).toEqual([
-      { type: 'output', id: 'early', line: { type: 'error', text: expect.stringMatching(/^send hello first/) } },
+      { type: 'output', id: 'early', kind: 'error', text: expect.stringMatching(/^send hello first/), line: { type: 'error', text: expect.stringMatching(/^send hello first/) } },
       { type: 'output_end', id: 'early', success: false },
     ]);
     c.controller.kernel.bus.publish('GROUP_CREATED', { group: 'NotForYou' });
@@ -231,23 +232,26 @@ describe('commands', () => {
   test('output frames arrive in emission order, then output_end', async () => {
     const frames = await client.execute('help', 'h1');
     const http = await readJson(await c.api('/api/commands/help/execute', { method: 'POST', json: { args: [] } }));
-    expect(frames.slice(0, -1)).toEqual(http.lines.map((line: { type: string; text: string }) => ({ type: 'output', id: 'h1', line })));
+    expect(frames.slice(0, -1)).toEqual(http.lines.map((line: { type: string; text: string }) => ({ type: 'output', id: 'h1', kind: line.type, text: line.text, line })));
     expect(frames.at(-1)).toEqual({ type: 'output_end', id: 'h1', success: true });
   });
 
-  test("output frames have the dashboard's shape: {type:'output', id, line:{type, text}}", async () => {
+  test("output frames carry both shapes: the spec's flat {type:'output', id, kind, text} and the dashboard's line:{type, text}", async () => {
     const frames = await client.execute('status', 'shape');
     const outputs = frames.filter((f) => f.type === 'output');
     expect(outputs.length).toBeGreaterThan(1);
     for (const frame of outputs) {
       expect(outboundFrame.Check(frame)).toBe(true);
-      expect(Object.keys(frame).sort()).toEqual(['id', 'line', 'type']);
+      expect(Object.keys(frame).sort()).toEqual(['id', 'kind', 'line', 'text', 'type']);
       expect(Object.keys(frame.line!).sort()).toEqual(['text', 'type']);
-      expect(OUTPUT_KINDS).toContain(frame.line!.type as (typeof OUTPUT_KINDS)[number]);
+      expect(OUTPUT_KINDS).toContain(frame.kind as (typeof OUTPUT_KINDS)[number]);
+      expect(frame.line).toEqual({ type: frame.kind!, text: frame.text! });
     }
     // what console/page.tsx prints: msg.line.text for every output frame
     expect(outputs.map((m) => m.line!.text)[0]).toBe('svc: online');
     expect(outputs[0]!.line!.type).toBe('header');
+    // what a client written from the spec prints: kind and text
+    expect(outputs[0]).toMatchObject({ kind: 'header', text: 'svc: online' });
     expect(frames.at(-1)).toEqual({ type: 'output_end', id: 'shape', success: true });
   });
 
@@ -262,7 +266,7 @@ describe('commands', () => {
 
   test('failures end with an error line and success false; an empty line is a no-op', async () => {
     expect(await client.execute('frobnicate', 'f1')).toEqual([
-      { type: 'output', id: 'f1', line: { type: 'error', text: 'unknown command "frobnicate"; `help` lists the commands' } },
+      { type: 'output', id: 'f1', kind: 'error', text: 'unknown command "frobnicate"; `help` lists the commands', line: { type: 'error', text: 'unknown command "frobnicate"; `help` lists the commands' } },
       { type: 'output_end', id: 'f1', success: false },
     ]);
     const failed = await client.execute('info Nope', 'f2');
