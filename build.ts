@@ -12,8 +12,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { STARTUP_JIT_POLICY } from './src/jit-policy';
 
-/** Written by `bun run record-order`; a build without it is correct, only its start touches more pages. */
-export const BYTECODE_ORDER = join(import.meta.dir, 'build', 'startup.bytecode-order');
+/**
+ * Written by `bun run record-order` (src/build/record-bytecode-order.ts); a build without it is
+ * correct, only its start touches more pages. test/architecture/layout.test.ts checks it is there.
+ */
+export const BYTECODE_ORDER = join(import.meta.dir, 'src', 'build', 'startup.bytecode-order');
 
 export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'windows-x64'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -47,7 +50,7 @@ export async function buildTarget(target: Target, outfile: string, options: { ve
       // Run-once start-up code stays in the interpreter; main.ts restores the normal policy
       // once the command serves (src/jit-policy.ts has the figures).
       jitPolicy: STARTUP_JIT_POLICY,
-      // The bytecode a start runs, laid out together (build/record-bytecode-order.ts): 5.9 → 3.4 MiB
+      // The bytecode a start runs, laid out together (src/build/record-bytecode-order.ts): 5.9 → 3.4 MiB
       // of the payload resident with every module.
       bytecodeOrder: existsSync(BYTECODE_ORDER) && BYTECODE_ORDER,
     },

@@ -8,12 +8,14 @@
  * from an older build still applies (functions are matched by their content); re-record after
  * large changes to the start path:
  *
- *   bun run record-order      rebuilds the host binary, records, writes build/startup.bytecode-order
+ *   bun run record-order      rebuilds the host binary, records, writes src/build/startup.bytecode-order
+ *
+ * A build tool, not part of the binary: nothing under src/ imports this folder.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binaryName, buildTarget, BYTECODE_ORDER, hostTarget } from '../build';
+import { binaryName, buildTarget, BYTECODE_ORDER, hostTarget } from '../../build';
 
 const DASHBOARD_OPENING = ['/api/health', '/api/groups', '/api/services', '/api/dedicated', '/api/modules', '/api/metrics/performance', '/api/players/all', '/api/audit?limit=20'];
 const START_TIMEOUT_MS = 20_000;
