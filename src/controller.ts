@@ -65,7 +65,7 @@ import { Modpacks } from './core/modpacks/modpacks';
 import { fileRoutes } from './http/routes/files';
 import { StateSync } from './cluster/state-sync/store';
 import { createHttpServer, SERVER_BODY_CEILING } from './http/server';
-import { SocketHub, type SocketData } from './ws/socket-hub';
+import { SocketHub } from './ws/socket-hub';
 import type { RequestGuard } from './http/guard';
 import type { Kernel, Paths } from './kernel';
 import { createLogger, type Logger } from './log';
@@ -149,7 +149,7 @@ const SHUTDOWN_DELAY_MS = 250;
  * HTTP/WebSockets → API_STARTED. Stop order is the reverse, and stop is idempotent.
  */
 export class Controller {
-  private server: Server<SocketData> | undefined;
+  private server: Server<unknown> | undefined;
   private guard: RequestGuard | undefined;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private stopping: Promise<void> | undefined;

@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { KindGuard, type TObject, type TSchema } from '@sinclair/typebox';
 import { ApiError } from '../errors';
 import { CLOSED_KEYWORD } from './schemas';
 
@@ -40,7 +40,28 @@ function parseJson(text: string, schema: TSchema | undefined): unknown {
     throw new ApiError('VALIDATION_FAILED', `request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`);
   }
   refuseUnknownKeys(schema, value);
+  if (schema) dropNullOptionals(schema, value);
   return value;
+}
+
+/**
+ * `null` for an optional object property (`"sign": null` in a patch) means the same as leaving
+ * it out: removed from the freshly parsed body, at every depth, before Elysia validates it.
+ */
+function dropNullOptionals(schema: TSchema, value: unknown): void {
+  if (KindGuard.IsArray(schema)) {
+    if (Array.isArray(value)) for (const item of value) dropNullOptionals(schema.items, item);
+    return;
+  }
+  if (!KindGuard.IsObject(schema) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const record = value as Record<string, unknown>;
+  const required = schema.required ?? [];
+  for (const key of Object.keys(record)) {
+    const property = schema.properties[key];
+    if (property === undefined) continue;
+    if (record[key] === null && KindGuard.IsObject(property) && !required.includes(key)) delete record[key];
+    else dropNullOptionals(property, record[key]);
+  }
 }
 
 /**

@@ -2,13 +2,16 @@ import { ApiError } from '../errors';
 import type { Config } from '../config/schema';
 import { isPrincipal, type Access, type Authenticator, type Identification, type Verdict } from './auth';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
-import { RouteTable, type Match } from './route-table';
 import { RateLimiter } from './rate-limit';
 import { bearerOf, clientIp, splitUrl } from './request';
 
-/** What the guard established about a request, for the body parser and the handler. */
+/** What a request is for: a declared route, a WebSocket endpoint, or nothing declared (404). */
+export type Endpoint = { kind: 'route'; route: AnyRoute } | { kind: 'socket'; socket: SocketSpec } | undefined;
+
+/** What the guard established about a request, for the body parser, the handler and the metrics. */
 export interface RequestFacts {
   route?: AnyRoute;
+  socket?: SocketSpec;
   who: Identification;
   ip: string;
 }
@@ -16,13 +19,15 @@ export interface RequestFacts {
 const UNAUTHORIZED_MESSAGE = 'missing bearer token: send Authorization: Bearer <token>';
 
 /**
- * Everything decided about a request before its body is read, in one place: which endpoint
- * it is for, who is calling, the global rate limits, the route's auth level and its body size
- * (a route's own tighter limit is spent at its handler: takeRouteBudget). Refusals are thrown
- * as ApiError; the error renderer turns them into the error body.
+ * Everything decided about a request before its body is read, in one pass: who is calling, the
+ * global rate limits, the route's auth level (its permission node, tenants and the rest, through
+ * the authenticator) and its body size (a route's own tighter limit is spent at its handler:
+ * takeRouteBudget). Each route's hook calls admit() with the route Elysia matched, ahead of the
+ * body; WebSocket endpoints are admitted for the rate limits only (they authenticate on open);
+ * requests no route answers spend the public budget (admitUnmatched). Refusals are thrown as
+ * ApiError; the API's onError turns them into the error body.
  */
 export class RequestGuard {
-  private readonly table: RouteTable;
   private readonly facts = new WeakMap<Request, RequestFacts>();
   private readonly publicLimit: RateLimiter;
   private readonly serviceLimit: RateLimiter;
@@ -31,11 +36,9 @@ export class RequestGuard {
 
   constructor(
     routes: readonly AnyRoute[],
-    sockets: readonly SocketSpec[],
     private readonly api: Config['api'],
     private readonly auth: Authenticator,
   ) {
-    this.table = new RouteTable(routes, sockets);
     this.publicLimit = new RateLimiter(api.rate_limit);
     this.serviceLimit = new RateLimiter(api.service_rate_limit);
     for (const route of routes) if (route.rateLimit) this.routeLimits.set(route, new RateLimiter(route.rateLimit.max, route.rateLimit.windowMs));
@@ -43,30 +46,36 @@ export class RequestGuard {
     this.sweeper.unref();
   }
 
-  async check(request: Request, socketAddress: string | undefined): Promise<void> {
-    // CORS preflights carry no credentials and are answered by the CORS layer, which runs first
-    // so that every refusal below still carries the CORS headers a browser needs to read it.
-    if (request.method === 'OPTIONS') return;
-    const { pathname, search } = splitUrl(request.url);
-    const endpoint = this.table.match(request.method, pathname);
+  /**
+   * Admits a request to `endpoint` (params: its path parameters, for a tenant's `own` reach):
+   * the caller's token from the Authorization header (or `?token=` where the endpoint takes
+   * one), the rate limit, then the route's level and body size. Synchronous unless the token
+   * is a JWT or a session, which are checked asynchronously.
+   */
+  admit(endpoint: Endpoint, request: Request, socketAddress: string | undefined, params?: Readonly<Record<string, string>>): RequestFacts | Promise<RequestFacts> {
     const ip = clientIp(request, socketAddress, this.api.trust_forwarded_for);
     const queryToken = endpoint?.kind === 'socket' || (endpoint?.kind === 'route' && endpoint.route.queryToken === true);
-    const token = bearerOf(request) ?? (queryToken ? new URLSearchParams(search).get('token') : null);
+    const token = bearerOf(request) ?? (queryToken ? new URLSearchParams(splitUrl(request.url).search).get('token') : null);
     const identified = this.auth.identify(token);
-    const who = identified instanceof Promise ? await identified : identified;
-    this.facts.set(request, { route: endpoint?.kind === 'route' ? endpoint.route : undefined, who, ip });
+    if (identified instanceof Promise) return identified.then((who) => this.decide(endpoint, request, who, ip, params));
+    return this.decide(endpoint, request, identified, ip, params);
+  }
 
-    const budget = this.budgetOf(endpoint, who);
+  private decide(endpoint: Endpoint, request: Request, who: Identification, ip: string, params: Readonly<Record<string, string>> | undefined): RequestFacts {
+    const facts: RequestFacts = { route: endpoint?.kind === 'route' ? endpoint.route : undefined, socket: endpoint?.kind === 'socket' ? endpoint.socket : undefined, who, ip };
+    this.facts.set(request, facts);
+    const budget = this.budgetOf(endpoint, who, params);
     const taken = (budget === 'public' ? this.publicLimit : this.serviceLimit).take(budget === 'public' || budget === 'trusted' ? ip : budget.key);
     if (!taken.ok) throw tooMany(taken.retryAfterSeconds, budget === 'public' ? this.api.rate_limit : this.api.service_rate_limit);
-    if (endpoint?.kind !== 'route') return; // unknown routes 404 later; sockets authenticate on open
+    if (endpoint?.kind !== 'route') return facts; // unknown routes are 404; sockets authenticate on open
     const route = endpoint.route;
     // The route's own, tighter limit is taken later (takeRouteBudget), once the caller is let in.
-    this.enforce(route, who, endpoint.params);
+    this.enforce(route, who, params);
 
     const length = Number(request.headers.get('content-length') ?? 0);
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
     if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `request body of ${length} bytes exceeds the limit of ${limit} bytes`);
+    return facts;
   }
 
   /**
@@ -77,11 +86,6 @@ export class RequestGuard {
   takeRouteBudget(route: AnyRoute, ip: string): void {
     const taken = this.routeLimits.get(route)?.take(ip);
     if (taken && !taken.ok) throw tooMany(taken.retryAfterSeconds, route.rateLimit!.max);
-  }
-
-  /** The endpoint the request names, strictly (one URL per resource): what the server dispatches on. */
-  match(method: string, pathname: string): Match | undefined {
-    return this.table.match(method, pathname, true);
   }
 
   factsOf(request: Request): RequestFacts | undefined {
@@ -103,13 +107,13 @@ export class RequestGuard {
    * person whose dashboard polls several routes at once: it spends the service budget, but only
    * on endpoints it may call — anything else, public routes included, costs the public budget.
    */
-  private budgetOf(endpoint: Match | undefined, who: Identification): 'public' | 'trusted' | { key: string } {
+  private budgetOf(endpoint: Endpoint, who: Identification, params: Readonly<Record<string, string>> | undefined): 'public' | 'trusted' | { key: string } {
     if (!isPrincipal(who)) return 'public';
     if (who.kind === 'master' || who.kind === 'service' || who.kind === 'cluster') return 'trusted';
     if (who.kind === 'node') return { key: `node:${who.node}` };
     if (!endpoint) return 'public';
     const access = endpoint.kind === 'route' ? accessOf(endpoint.route) : socketAccessOf(endpoint.socket);
-    if (access.auth === 'public' || !this.auth.authorize(who, access, endpoint.params).ok) return 'public';
+    if (access.auth === 'public' || !this.auth.authorize(who, access, params).ok) return 'public';
     if (who.kind === 'tenant') return { key: `service:${who.tenant!.service}` };
     if (who.kind === 'session') return 'trusted';
     // A JWT below admin: the service budget on the bulk upload routes it may call.

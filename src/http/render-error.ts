@@ -4,8 +4,9 @@ import type { EventBus } from '../events/bus';
 import type { Logger } from '../log';
 import { FileWriteError } from '../config/write';
 import { diskFullCode, RecordWriteError } from '../storage/disk-full';
+import { NotFoundError, ParseError, ValidationError } from 'elysia';
 import { splitUrl } from './request';
-import { ValidationFailure, validationMessage } from './validation';
+import { validationMessage } from './validation';
 
 /** An error answer before the CORS headers are added. */
 export interface ErrorAnswer {
@@ -15,9 +16,10 @@ export interface ErrorAnswer {
 }
 
 /**
- * The one place a failure becomes an answer: the error body with the right status for our own
- * ApiErrors (not-found routes, refused callers, bodies too large or not JSON) and for values
- * outside their schema; a full disk or quota anywhere (a config file, the database, the record
+ * The one place a failure becomes an answer (the API's onError): the error body with the right
+ * status for our own ApiErrors (refused callers, bodies too large or not JSON) and for Elysia's
+ * own errors (a value outside its schema is 400 VALIDATION_FAILED naming the field, an unknown
+ * route 404 ROUTE_NOT_FOUND); a full disk or quota anywhere (a config file, the database, the record
  * of an event) is 507 INSUFFICIENT_STORAGE naming what could not be written; anything else, or
  * a response outside its own schema, is a bug, answered INTERNAL_ERROR with a reference while
  * the details go only to the log. `root` (the controller's folder) shortens the paths named.
@@ -41,12 +43,20 @@ export function errorRenderer(log: Logger, bus: EventBus, root?: string): (error
     return { status: 507, headers: {}, body: errorBody('INSUFFICIENT_STORAGE', message) };
   }
 
-  return (error, request) => {
+  return (thrown, request) => {
+    // A throw inside the body parser (the guard runs there too) reaches here wrapped in Elysia's ParseError.
+    const error = thrown instanceof ParseError && thrown.cause !== undefined ? thrown.cause : thrown;
     if (error instanceof ApiError) return { status: error.status, headers: error.headers, body: errorBody(error.errorCode, error.message) };
-    if (error instanceof ValidationFailure) {
+    if (error instanceof ValidationError) {
       // A response outside its own schema is our bug, not the caller's.
       if (error.type === 'response') return internal(error, request);
       return { status: 400, headers: {}, body: errorBody('VALIDATION_FAILED', validationMessage(error)) };
+    }
+    if (error instanceof NotFoundError) {
+      return { status: 404, headers: {}, body: errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${splitUrl(request.url).pathname}`) };
+    }
+    if (error instanceof ParseError) {
+      return { status: 400, headers: {}, body: errorBody('VALIDATION_FAILED', 'request body could not be parsed; send JSON with Content-Type: application/json') };
     }
     const full = diskFullCode(error);
     if (full) return storageFull(error, full, request);

@@ -18,6 +18,11 @@ export interface RouteContext<P, Q, B> {
   ip: string;
   set: { status?: number | string; headers: Record<string, string | number> };
   request: Request;
+  /**
+   * The bearer token of the Authorization header, as @elysiajs/bearer reads it (never one from
+   * the query string or the body); the guard has already identified the caller from it.
+   */
+  bearer?: string;
 }
 
 /** What every route declares besides its input schemas and handler. */

@@ -1,19 +1,20 @@
 import type { Server } from 'bun';
+import type { TSchema } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import { bearer } from '@elysiajs/bearer';
 import { startupFirstResponse } from '../startup-trace';
 import { ApiError } from '../errors';
 import type { Kernel } from '../kernel';
-import type { SocketData, SocketHub } from '../ws/socket-hub';
+import type { SocketHub } from '../ws/socket-hub';
 import { parseBody } from './body';
-import { Cors } from './cors';
-import { RequestGuard } from './guard';
+import { corsPlugin } from './cors';
+import { RequestGuard, type Endpoint } from './guard';
 import { isPrincipal } from './auth';
 import { errorRenderer } from './render-error';
 import { acknowledgedWrites } from '../storage/write-scope';
-import { parseQuery, splitUrl } from './request';
 import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';
-import { statusOf, toResponse, withHeaders, type ResponseSet } from './respond';
+import { splitUrl } from './request';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
-import { validatePart, validateResponse } from './route-validator';
 
 export interface HttpOptions {
   routes: readonly AnyRoute[];
@@ -41,17 +42,14 @@ const SOCKET_LIMITS = {
 /**
  * A connection that sends nothing for this long is closed: headers and bodies trickled in
  * (slowloris) are cut here, as are idle keep-alive connections. While a route's handler works
- * there is no idle timeout at all (see run()): its answer comes when its work is done, however
- * long the work's own bounds allow (a stop: the drain, `stop`, 30 s, the kill and its 10 s),
- * so every answer the spec gives reaches its caller, a 409 SERVICE_STOP_FAILED included.
+ * there is no idle timeout at all (see the route handler): its answer comes when its work is
+ * done, however long the work's own bounds allow (a stop: the drain, `stop`, 30 s, the kill and
+ * its 10 s), so every answer the spec gives reaches its caller, a 409 SERVICE_STOP_FAILED included.
  */
 export const REQUEST_IDLE_SECONDS = 10;
 
 /** Largest body Bun itself accepts; each route's own limit is enforced below it. */
 export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
-
-/** Methods whose requests carry no body to read. */
-const BODILESS = new Set(['GET', 'HEAD']);
 
 /**
  * The API's own dispatch for a request that arrived elsewhere (the cluster server's TLS port
@@ -61,77 +59,136 @@ const BODILESS = new Set(['GET', 'HEAD']);
 export type ApiHandler = (request: Request, ip: string | undefined) => Promise<Response>;
 
 /**
- * The API server, straight on Bun.serve: CORS, the guard ahead of parsing (endpoint, caller,
- * rate limits, auth level, body size), the strict route match, one size-capped body parser,
- * validation of parameters, query and body against the route's schemas (each compiled on first
- * use, so nothing is built per route at start), the handler, its answer checked against the
- * route's response schema, and one error renderer for every non-2xx. Every answered request
- * (CORS preflights and WebSocket upgrades aside) is timed into
- * `svc_http_request_duration_seconds` by its route template.
+ * The bearer token handlers see, from the Authorization header only. @elysiajs/bearer also
+ * looks in the query string (`?access_token=` by default): the name it is given here is a lone
+ * UTF-16 surrogate, which no query key can decode to (a URL decodes to well-formed text or is
+ * kept as its ASCII escapes), so a token in a URL is never taken.
  */
-export function createHttpServer(kernel: Kernel, options: HttpOptions): { server: Server<SocketData>; guard: RequestGuard; handle: ApiHandler } {
+const NEVER_A_QUERY_KEY = '\uD800';
+
+/** The per-request context of Elysia the API's hooks read (only what they read). */
+interface Context {
+  request: Request;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  bearer?: string;
+  set: { status?: number | string; headers: Record<string, string | number> };
+}
+
+/** The path parameters of a route without any (Elysia leaves them out on static paths). */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/** What the body hook hands on for a request without a body, so Elysia's own parsers leave it alone. */
+const NO_BODY = Symbol('no body');
+
+/**
+ * The API server: one Elysia app on Bun.serve. Every declared route is an Elysia route with its
+ * TypeBox schemas (params, query, body, response: Elysia validates and keeps only the declared
+ * keys); every WebSocket endpoint an Elysia `.ws()` route. Ahead of the body, each route's own
+ * hook runs the guard once (endpoint, caller, rate limits, auth level, permission node, tenants,
+ * body size) and our size-capped body parser; @elysiajs/cors answers preflights and adds the
+ * CORS headers, @elysiajs/bearer hands handlers the token; one onError renders every failure
+ * as the spec's error body. Around the app: the duration histogram by route template, the idle
+ * timeout lifted while a handler works, and HEAD answered by the GET route (Bun leaves out the
+ * body; Elysia's own HEAD would read a download through to count it).
+ */
+export function createHttpServer(kernel: Kernel, options: HttpOptions): { server: Server<unknown>; guard: RequestGuard; handle: ApiHandler } {
   const { config, auth, log, bus } = kernel;
-  const guard = new RequestGuard(options.routes, options.sockets, config.api, auth);
-  const cors = new Cors(config.api.allowed_origins);
+  const guard = new RequestGuard(options.routes, config.api, auth);
   const durations = new RequestMetrics(kernel.metrics);
   const renderError = errorRenderer(log.child({ area: 'http' }), bus, kernel.dir);
-  const { hub } = options;
   const httpLog = log.child({ area: 'http' });
+  const { hub } = options;
+  /** Requests handed over from another listener (the cluster port), with the caller's address there. */
+  const handedOver = new WeakMap<Request, string | undefined>();
+  let server: Server<unknown> | undefined;
 
-  /** `server` is null for a request handed over from another listener (no upgrade there). */
-  async function answer(request: Request, ip: string | undefined, server: Server<SocketData> | null, corsHeaders: Record<string, string>): Promise<{ response: Response | undefined; route: string }> {
-    const { pathname, search } = splitUrl(request.url);
-    let route: AnyRoute | undefined;
-    try {
-      await guard.check(request, ip);
-      const match = guard.match(request.method, pathname);
-      if (match?.kind === 'socket') {
-        const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
-        if (upgrade && server && hub.upgrade(server, request, match.socket.path, match.params, parseQuery(search))) return { response: undefined, route: match.socket.path };
-        throw new ApiError('VALIDATION_FAILED', `${match.socket.path} is a WebSocket endpoint: connect with Upgrade: websocket`, 426, { Upgrade: 'websocket' });
-      }
-      if (!match) throw new ApiError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
-      route = match.route;
-      return { response: await run(route, match.params, search, request, corsHeaders, server), route: route.path };
-    } catch (error) {
+  const addressOf = (request: Request): string | undefined => (handedOver.has(request) ? handedOver.get(request) : server?.requestIP(request)?.address);
+  const admit = (endpoint: Endpoint, request: Request, params?: Record<string, string>) => guard.admit(endpoint, request, addressOf(request), params);
+
+  const app = new Elysia({ strictPath: true })
+    .use(corsPlugin(config.api.allowed_origins))
+    .use(bearer({ extract: { header: 'Bearer', query: NEVER_A_QUERY_KEY, body: NEVER_A_QUERY_KEY } }))
+    .onError(async ({ error, request }) => {
       // The caller hung up before its body was read (an upload cut short): nobody to answer and
       // nothing broken here, so neither an ERROR nor an API_ERROR.
       if (clientWentAway(error, request)) {
-        httpLog.info({ method: request.method, path: pathname }, 'the client went away before its request body was read');
-        return { response: new Response(null, { status: CLIENT_GONE }), route: route?.path ?? UNMATCHED_ROUTE };
+        httpLog.info({ method: request.method, path: splitUrl(request.url).pathname }, 'the client went away before its request body was read');
+        return new Response(null, { status: CLIENT_GONE });
       }
-      const failed = renderError(error, request);
-      const notFound = error instanceof ApiError && error.errorCode === 'ROUTE_NOT_FOUND';
-      // A refusal before the strict match still counts under the route the guard recognised.
-      const label = route?.path ?? (notFound ? undefined : guard.factsOf(request)?.route?.path);
-      return { response: Response.json(failed.body, { status: failed.status, headers: failed.headers }), route: label ?? UNMATCHED_ROUTE };
+      let failure: unknown = error;
+      // No route answers: the request still spends its caller's rate budget (a scan is slowed down).
+      if ((error as { code?: unknown }).code === 'NOT_FOUND' && !guard.factsOf(request)) {
+        try {
+          await admit(undefined, request);
+        } catch (refused) {
+          failure = refused;
+        }
+      }
+      const failed = renderError(failure, request);
+      return Response.json(failed.body, { status: failed.status, headers: failed.headers });
+    });
+
+  for (const route of options.routes) mountRoute(app, route);
+  for (const socket of options.sockets) hub.mount(app, socket, (c) => admit({ kind: 'socket', socket }, c.request, c.params));
+
+  function mountRoute(target: typeof app, route: AnyRoute): void {
+    const endpoint: Endpoint = { kind: 'route', route };
+    const bodyLimit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const handler = async (c: Context) => {
+      const facts = guard.factsOf(c.request);
+      // Fail closed: no handler runs for a request its route's guard did not admit.
+      if (facts?.route !== route) throw new ApiError('FORBIDDEN', 'this request was not admitted by its route');
+      guard.takeRouteBudget(route, facts.ip);
+      // Everything the caller sends has arrived: from here the answer takes as long as the work
+      // (see REQUEST_IDLE_SECONDS); the fetch handler restores the idle timeout once it is ready.
+      if (!handedOver.has(c.request)) server?.timeout(c.request, 0);
+      const principal = isPrincipal(facts.who) ? facts.who : null;
+      const body = c.body === NO_BODY ? undefined : c.body;
+      // Acknowledged only when all it wrote was written, the records of its events included.
+      return acknowledgedWrites(() =>
+        route.handler({ params: c.params ?? NO_PARAMS, query: c.query, body, principal, actor: principal?.actor ?? 'system', ip: facts.ip, set: c.set, request: c.request, bearer: c.bearer }),
+      );
+    };
+    const hooks: Record<string, unknown> = {};
+    if (route.params) hooks.params = forElysia(route.params);
+    if (route.query) hooks.query = forElysia(route.query);
+    if (route.body) hooks.body = forElysia(route.body);
+    hooks.response = responsesForElysia(route.response);
+    const segments = route.path.split('/');
+    if (route.method === 'GET') {
+      // No body to read: the guard runs before validation.
+      hooks.transform = (c: Context) => admit(endpoint, c.request, keepMalformedEscapes(segments, c));
+    } else {
+      // The guard runs before the body is read, then our size-capped parser (a raw-body route
+      // reads its stream itself). An empty body reaches validation as no body at all.
+      hooks.parse = async (c: Context) => {
+        await admit(endpoint, c.request, keepMalformedEscapes(segments, c));
+        if (route.rawBody) return NO_BODY;
+        return (await parseBody(c.request, bodyLimit, route.body)) ?? NO_BODY;
+      };
+      hooks.transform = (c: Context) => {
+        if (c.body === NO_BODY) c.body = undefined;
+      };
     }
+    target.route(route.method, route.path, handler as never, hooks as never);
   }
 
-  async function run(route: AnyRoute, rawParams: Record<string, string>, search: string, request: Request, corsHeaders: Record<string, string>, server: Server<SocketData> | null): Promise<Response> {
+  const fetch = app.fetch;
+  const answer = async (request: Request): Promise<Response | undefined> => {
+    const arrivedAt = performance.now();
+    const response = await fetch(request);
     const facts = guard.factsOf(request);
-    // Fail closed: the strict match may name a route the guard's lenient table resolved
-    // differently (it never should); check this route's level again.
-    if (facts?.route !== route) guard.enforce(route, facts?.who ?? null, rawParams);
-    let body: unknown;
-    if (!BODILESS.has(request.method) && !route.rawBody) body = await parseBody(request, route.bodyLimit ?? DEFAULT_BODY_LIMIT, route.body);
-    const params = route.params ? validatePart('params', route.params, rawParams, true) : rawParams;
-    const rawQuery = parseQuery(search, listKeysOf(route));
-    const query = route.query ? validatePart('query', route.query, rawQuery, true) : rawQuery;
-    if (route.body) body = validatePart('body', route.body, body, false);
-    guard.takeRouteBudget(route, facts?.ip ?? 'unknown');
-    // Everything the caller sends has arrived: from here the answer takes as long as the work
-    // (see REQUEST_IDLE_SECONDS); fetch() restores the idle timeout once the answer is ready.
-    server?.timeout(request, 0);
-    const principal = facts && isPrincipal(facts.who) ? facts.who : null;
-    const set: ResponseSet = { headers: { ...corsHeaders } };
-    // Acknowledged only when all it wrote was written, the records of its events included.
-    const value = await acknowledgedWrites(() => route.handler({ params, query, body, principal, actor: principal?.actor ?? 'system', ip: facts?.ip ?? 'unknown', set, request }));
-    if (value instanceof Response) return toResponse(value, set);
-    return toResponse(validateResponse(route, statusOf(set), value), set);
-  }
+    // An upgrade to a WebSocket is a connection, not a request: Bun has taken the socket over.
+    if (facts?.socket && response.status < 300 && request.headers.get('upgrade') === 'websocket') return undefined;
+    if (request.method === 'OPTIONS') return response;
+    // By route template; a WebSocket endpoint's refusals, like paths no route answers, are `unmatched`.
+    durations.observe(facts?.route?.path ?? UNMATCHED_ROUTE, response.status, (performance.now() - arrivedAt) / 1000);
+    return response;
+  };
 
-  const server = Bun.serve<SocketData>({
+  server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
     maxRequestBodySize: SERVER_BODY_CEILING,
@@ -141,30 +198,63 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     development: false,
     idleTimeout: REQUEST_IDLE_SECONDS,
     websocket: hub.handler(SOCKET_LIMITS),
-    async fetch(request, server) {
-      if (request.method === 'OPTIONS') return cors.preflight(request);
-      const arrivedAt = performance.now();
-      const corsHeaders = cors.headersFor(request);
-      const answered = await answer(request, server.requestIP(request)?.address, server, corsHeaders);
-      if (answered.response === undefined) return undefined;
-      server.timeout(request, REQUEST_IDLE_SECONDS); // the keep-alive connection idles under the normal limit again
-      const response = withHeaders(answered.response, corsHeaders);
-      const route = answered.route;
-      durations.observe(route, response.status, (performance.now() - arrivedAt) / 1000);
+    async fetch(request, bunServer) {
+      // HEAD is the GET route's answer without its body (Bun leaves the body out).
+      const asked = request.method === 'HEAD' ? headAsGet(request, bunServer, handedOver) : request;
+      const response = await answer(asked);
+      if (response === undefined) return undefined;
+      bunServer.timeout(request, REQUEST_IDLE_SECONDS); // the keep-alive connection idles under the normal limit again
       startupFirstResponse();
       return response;
     },
   });
+  // Elysia's WebSocket routes upgrade on the app's server.
+  app.server = server as never;
   hub.attach(server);
   const handle: ApiHandler = async (request, ip) => {
-    const arrivedAt = performance.now();
-    const answered = await answer(request, ip, null, {});
-    // Never undefined without a server to upgrade on; the fallback only satisfies the type.
-    const response = answered.response ?? Response.json({ success: false, message: 'not a WebSocket endpoint here', error: 'ROUTE_NOT_FOUND' }, { status: 404 });
-    durations.observe(answered.route, response.status, (performance.now() - arrivedAt) / 1000);
-    return response;
+    handedOver.set(request, ip);
+    const response = await answer(request);
+    // Never undefined without an upgrade; the fallback only satisfies the type.
+    return response ?? Response.json({ success: false, message: 'not a WebSocket endpoint here', error: 'ROUTE_NOT_FOUND' }, { status: 404 });
   };
   return { server, guard, handle };
+}
+
+/**
+ * A path parameter whose percent-escapes do not decode (`100%`, `%c0%af`) is null in Elysia's
+ * params: it is put back as sent, for its schema (or the handler's lookup) to judge.
+ */
+function keepMalformedEscapes(segments: readonly string[], c: Context): Record<string, string> {
+  const params = c.params;
+  if (params === undefined) return params;
+  for (const key in params) {
+    if (params[key] !== null) continue;
+    const index = segments.indexOf(`:${key}`);
+    const sent = splitUrl(c.request.url).pathname.split('/');
+    params[key] = index < 0 ? (sent.slice(segments.length - 1).join('/')) : (sent[index] ?? '');
+  }
+  return params;
+}
+
+/** A GET request standing for a HEAD one, counted under the caller's own address. */
+function headAsGet(request: Request, server: Server<unknown>, handedOver: WeakMap<Request, string | undefined>): Request {
+  const get = new Request(request.url, { method: 'GET', headers: request.headers, signal: request.signal });
+  handedOver.set(get, server.requestIP(request)?.address);
+  return get;
+}
+
+/**
+ * Elysia marks the top-level object of a schema it is handed (additionalProperties): it gets a
+ * copy, so the route's own schema, and the OpenAPI document generated from it, stay as declared.
+ */
+function forElysia(schema: TSchema): TSchema {
+  return { ...schema };
+}
+
+function responsesForElysia(responses: Record<number, TSchema>): Record<number, TSchema> {
+  const copy: Record<number, TSchema> = {};
+  for (const status of Object.keys(responses)) copy[Number(status)] = forElysia(responses[Number(status)]!);
+  return copy;
 }
 
 /** The status an answer nobody will read is counted under (nginx's "client closed request"). */
@@ -177,18 +267,4 @@ function clientWentAway(error: unknown, request: Request): boolean {
     if (current.name === 'AbortError') return true;
   }
   return false;
-}
-
-const listKeys = new WeakMap<AnyRoute, ReadonlySet<string>>();
-
-/** The query keys a route takes as lists (a repeated key gives every value). */
-function listKeysOf(route: AnyRoute): ReadonlySet<string> | undefined {
-  if (!route.query) return undefined;
-  let keys = listKeys.get(route);
-  if (!keys) {
-    const properties = (route.query as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-    keys = new Set(Object.keys(properties).filter((key) => properties[key]!.type === 'array'));
-    listKeys.set(route, keys);
-  }
-  return keys;
 }

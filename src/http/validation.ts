@@ -18,7 +18,7 @@ interface ValidationErrorLike {
 const WHERE: Record<string, string> = { body: 'body', query: 'query parameter', params: 'path parameter' };
 
 /**
- * Turns a ValidationFailure into one sentence naming the field and what it accepts:
+ * Turns Elysia's ValidationError (its request part as `type`, the schema errors as `all`) into one sentence naming the field and what it accepts:
  * `body field "minInstances" must be an integer ≥ 0, got "x"`.
  */
 export function validationMessage(error: ValidationErrorLike): string {
@@ -34,22 +34,4 @@ export function validationMessage(error: ValidationErrorLike): string {
   if (missing) return `${where} "${field}" is required`;
   if (first.message?.startsWith('Unexpected property')) return `${where} "${field}" is not allowed`;
   return `${where} "${field}" must be ${describeSchema(first.schema)}, got ${showValue(first.value)}`;
-}
-
-/** Where a value failed its schema: a request part, `response` (our bug) or `property` (a decoded value). */
-export type ValidationPart = 'body' | 'query' | 'params' | 'response' | 'property';
-
-/**
- * A value outside its route schema: `all` holds the schema errors, first the one reported.
- * The error renderer answers 400 VALIDATION_FAILED with validationMessage(), or 500 for `response`.
- */
-export class ValidationFailure extends Error {
-  constructor(
-    readonly type: ValidationPart,
-    readonly all: ValueErrorLike[],
-    readonly value: unknown,
-  ) {
-    super(`invalid ${type}`);
-    this.name = 'ValidationFailure';
-  }
 }

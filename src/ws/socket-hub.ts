@@ -1,22 +1,25 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from 'bun';
+import type { AnyElysia } from 'elysia';
+import { websocket as elysiaSockets } from 'elysia/ws';
+import { ApiError } from '../errors';
+import type { SocketSpec } from '../http/route';
 import type { SocketHandle } from './socket-auth';
 
-/** What each API WebSocket carries from its upgrade request. */
+/**
+ * What each API WebSocket carries from its upgrade request (Elysia's context of the `.ws()`
+ * route): a stable unique `id`, the path parameters (percent-decoded), the query and the
+ * request headers (lower-case names).
+ */
 export interface SocketData {
-  /** Stable and unique for the socket's life. */
   id: string;
-  path: string;
-  /** Path parameters, percent-decoded. */
   params: Record<string, string>;
   query: Record<string, string | string[]>;
-  /** Request headers, lower-case names. */
   headers: Record<string, string | undefined>;
-  /** The handle the endpoint's callbacks receive. */
-  handle?: SocketHandle;
+  /** Set by session sockets: ends the revocation watch. */
   stopWatching?: () => void;
 }
 
-/** An endpoint's callbacks; text frames arrive as text, binary frames decoded as UTF-8. */
+/** An endpoint's callbacks; text frames arrive as sent, binary frames decoded as UTF-8. */
 export interface SocketEndpoint {
   open(ws: SocketHandle): void | Promise<void>;
   message(ws: SocketHandle, message: string): void;
@@ -30,17 +33,27 @@ export interface Publisher {
   subscriberCount(topic: string): number;
 }
 
+/** Admits the upgrade request of a socket endpoint (the guard: its caller's rate budget). */
+type Admit = (context: { request: Request; params: Record<string, string> }) => unknown;
+
+interface Attached {
+  handle: SocketHandle;
+  endpoint: SocketEndpoint;
+}
+
 const decoder = new TextDecoder();
-let nextSocket = 0;
 
 /**
- * The API's WebSocket endpoints on Bun's native WebSocket server: the HTTP server upgrades a
- * request to a socket endpoint's path (its guard has counted it; the endpoint authenticates on
- * open) and every callback is routed to that endpoint by the path stored on the socket.
+ * The API's WebSocket endpoints as Elysia `.ws()` routes on Bun's native WebSocket server. The
+ * upgrade request passes the guard (rate limits; the endpoint authenticates on open), a plain
+ * GET to the same path is 426; open, pong and close reach the endpoint through Elysia's route,
+ * text frames through Bun's handler as they were sent (Elysia's message parser would turn a
+ * console line such as `42` or `"hi"` into a number or a string without its quotes).
  */
 export class SocketHub {
   private readonly endpoints = new Map<string, SocketEndpoint>();
-  private server: Server<SocketData> | undefined;
+  private readonly attached = new WeakMap<ServerWebSocket<unknown>, Attached>();
+  private server: Server<unknown> | undefined;
 
   /** `onError`: an endpoint's open failed (the socket is closed with 1011). */
   constructor(private readonly onError: (error: unknown, path: string) => void) {}
@@ -56,51 +69,64 @@ export class SocketHub {
     return this.server ?? null;
   }
 
-  attach(server: Server<SocketData> | undefined): void {
+  attach(server: Server<unknown> | undefined): void {
     this.server = server;
   }
 
-  /** Upgrades the request to the endpoint declared at `path`; false when it is no upgrade request. */
-  upgrade(server: Server<SocketData>, request: Request, path: string, params: Record<string, string>, query: Record<string, string | string[]>): boolean {
-    if (!this.endpoints.has(path)) return false;
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    nextSocket += 1;
-    return server.upgrade(request, { data: { id: `ws-${nextSocket}`, path, params, query, headers } });
+  /** Mounts the endpoint declared by `spec` on the app: its `.ws()` route and the 426 of a plain GET. */
+  mount(app: AnyElysia, spec: SocketSpec, admit: Admit): void {
+    const endpoint = this.endpoints.get(spec.path);
+    if (!endpoint) throw new Error(`socket ${spec.path} has no endpoint`);
+    const transform = (c: { request: Request; params: Record<string, string> }) => admit(c);
+    app.get(
+      spec.path,
+      () => {
+        throw new ApiError('VALIDATION_FAILED', `${spec.path} is a WebSocket endpoint: connect with Upgrade: websocket`, 426, { Upgrade: 'websocket' });
+      },
+      { transform } as never,
+    );
+    app.ws(spec.path, {
+      transform,
+      open: (ws: { raw: ServerWebSocket<unknown> }) => this.open(spec.path, endpoint, ws.raw),
+      close: (ws: { raw: ServerWebSocket<unknown> }) => {
+        const attached = this.attached.get(ws.raw);
+        if (attached) attached.endpoint.close(attached.handle);
+      },
+      pong: (raw: ServerWebSocket<unknown>) => {
+        const attached = this.attached.get(raw);
+        if (attached) attached.endpoint.pong?.(attached.handle);
+      },
+    } as never);
   }
 
-  /** Bun's websocket callbacks, with the limits every API socket shares. */
-  handler(limits: Omit<WebSocketHandler<SocketData>, 'open' | 'message' | 'close' | 'pong'>): WebSocketHandler<SocketData> {
-    const endpointOf = (ws: ServerWebSocket<SocketData>) => this.endpoints.get(ws.data.path);
-    const handleOf = (ws: ServerWebSocket<SocketData>): SocketHandle => {
-      ws.data.handle ??= { data: ws.data, raw: ws, close: (code?: number, reason?: string) => ws.close(code, reason) };
-      return ws.data.handle;
-    };
+  /** Bun's websocket callbacks with the limits every API socket shares. */
+  handler(limits: Omit<WebSocketHandler<unknown>, 'open' | 'message' | 'close' | 'pong'>): WebSocketHandler<unknown> {
     return {
       ...limits,
-      open: (ws) => {
-        const failed = (error: unknown) => {
-          this.onError(error, ws.data.path);
-          ws.close(1011, 'internal error');
-        };
-        try {
-          const opened = endpointOf(ws)?.open(handleOf(ws));
-          if (opened instanceof Promise) opened.catch(failed);
-        } catch (error) {
-          failed(error);
-        }
-      },
+      open: elysiaSockets.open,
+      close: elysiaSockets.close,
+      drain: elysiaSockets.drain,
+      ping: elysiaSockets.ping,
+      pong: elysiaSockets.pong,
       message: (ws, message) => {
-        endpointOf(ws)?.message(handleOf(ws), typeof message === 'string' ? message : decoder.decode(message));
+        const attached = this.attached.get(ws);
+        attached?.endpoint.message(attached.handle, typeof message === 'string' ? message : decoder.decode(message));
       },
-      pong: (ws) => {
-        endpointOf(ws)?.pong?.(handleOf(ws));
-      },
-      close: (ws) => {
-        endpointOf(ws)?.close(handleOf(ws));
-      },
+    } as WebSocketHandler<unknown>;
+  }
+
+  private open(path: string, endpoint: SocketEndpoint, raw: ServerWebSocket<unknown>): void {
+    const handle: SocketHandle = { data: raw.data, raw, close: (code?: number, reason?: string) => raw.close(code, reason) };
+    this.attached.set(raw, { handle, endpoint });
+    const failed = (error: unknown) => {
+      this.onError(error, path);
+      raw.close(1011, 'internal error');
     };
+    try {
+      const opened = endpoint.open(handle);
+      if (opened instanceof Promise) opened.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 }
