@@ -11,10 +11,16 @@
  * and a 01:00-04:00 rule lasts two real hours; on a fall-back day the repeated hour is inside a
  * window that covers it both times.
  *
+ * When a rule next opens (for the warm-up) is its `from` on its days as a cron expression
+ * (`0 17 * * 1,5`), computed by the `cron` package through the adapter backups use
+ * (src/core/time/cron-adapter.ts): a `from` the clock skips opens at the end of the gap, one it
+ * shows twice counts the first time it is shown.
+ *
  * A rule with an unparseable from/to or no days is never in force: configuration is validated
  * elsewhere, and the scaling loop must not throw over one bad rule.
  */
-import { addDays, instantOf, localParts, MINUTE_MS, WEEKDAYS, weekdayOf, type LocalParts, type Weekday } from './zoned';
+import { nextRun } from '../../core/time/cron-adapter';
+import { localParts, MINUTE_MS, WEEKDAYS, type LocalParts, type Weekday } from './zoned';
 
 export interface ScheduleRule {
   name: string;
@@ -85,24 +91,24 @@ export function activeRule(rules: readonly ScheduleRule[], instantMs: number, ti
   return highest(rules, (rule) => activeAtParts(rule, local));
 }
 
+/** cron's day-of-week numbers (Sunday 0). */
+const CRON_DAY: Readonly<Record<Weekday, number>> = { SUNDAY: 0, MONDAY: 1, TUESDAY: 2, WEDNESDAY: 3, THURSDAY: 4, FRIDAY: 5, SATURDAY: 6 };
+
+/** The times the rule's windows open: `from` (minutes of the day) on each of its days. */
+function opensCron(rule: ScheduleRule, from: number): string {
+  const days = [...new Set(rule.days.map((day) => CRON_DAY[day]))].sort((a, b) => a - b);
+  return `${from % 60} ${Math.floor(from / 60)} * * ${days.join(',')}`;
+}
+
 /**
  * Whether one of the rule's windows opens in (instantMs, untilMs]. Covers windows shorter than
  * the lead, which a look at untilMs alone would miss (the warm-up would stop before the rule starts).
  */
-function opensWithin(rule: ScheduleRule, local: LocalParts, instantMs: number, untilMs: number, timeZone: string): boolean {
+function opensWithin(rule: ScheduleRule, instantMs: number, untilMs: number, timeZone: string): boolean {
   const from = parseClock(rule.from);
   if (from === null || parseClock(rule.to) === null || rule.days.length === 0) return false;
-  // Local dates from today up to the one untilMs falls on (bounded: a week covers every weekday).
-  const lastDay = Math.min(Math.ceil((untilMs - instantMs) / (24 * 60 * MINUTE_MS)) + 1, 8);
-  for (let n = 0; n <= lastDay; n++) {
-    const date = addDays(local, n);
-    if (!rule.days.includes(weekdayOf(date))) continue;
-    // A `from` in a clock-change gap opens the window at the end of the gap, as the wall clock has it.
-    const opens = instantOf({ ...date, hour: Math.floor(from / 60), minute: from % 60 }, timeZone);
-    if (opens > untilMs) return false;
-    if (opens > instantMs) return true;
-  }
-  return false;
+  const opens = nextRun(opensCron(rule, from), new Date(instantMs), timeZone);
+  return opens !== null && opens.getTime() <= untilMs;
 }
 
 /**
@@ -115,7 +121,7 @@ export function warmupRule(rules: readonly ScheduleRule[], instantMs: number, ti
   const until = instantMs + leadMinutes * MINUTE_MS;
   const now = localParts(instantMs, timeZone);
   const then = localParts(until, timeZone);
-  return highest(rules, (rule) => !activeAtParts(rule, now) && (activeAtParts(rule, then) || opensWithin(rule, now, instantMs, until, timeZone)));
+  return highest(rules, (rule) => !activeAtParts(rule, now) && (activeAtParts(rule, then) || opensWithin(rule, instantMs, until, timeZone)));
 }
 
 /** Of the active and the warm-up rule, the one with the higher minInstances (the active one on a tie), with which it is. */

@@ -243,6 +243,14 @@ describe('warmupRule', () => {
     expect(warmupRule([early], at('2026-03-29T00:54:00Z'), 'Europe/Berlin', 5)).toBeNull();
   });
 
+  test('a `from` the clock skips opens at the end of the gap, where 1 January is summer time too (Sydney 02:30, 2026-10-04)', () => {
+    // 02:00 AEST → 03:00 AEDT at 16:00Z: the 02:30 rule opens at 03:00 AEDT, 5 real minutes after 01:55 AEST.
+    const skipped = rule('skipped', ['SUNDAY'], '02:30', '05:00');
+    expect(warmupRule([skipped], at('2026-10-03T15:55:00Z'), 'Australia/Sydney', 5)).toBe(skipped);
+    expect(warmupRule([skipped], at('2026-10-03T15:54:00Z'), 'Australia/Sydney', 5)).toBeNull();
+    expect(ruleActiveAt(skipped, at('2026-10-03T16:00:00Z'), 'Australia/Sydney')).toBe(true);
+  });
+
   test('the second time a repeated hour opens a rule, it warms up again (Berlin fall-back, 02:00-02:30)', () => {
     const twice = rule('twice', ['SUNDAY'], '02:00', '02:30');
     expect(warmupRule([twice], at('2026-10-24T23:55:00Z'), 'Europe/Berlin', 10)).toBe(twice); // 01:55 CEST
