@@ -20,7 +20,8 @@
  * elsewhere, and the scaling loop must not throw over one bad rule.
  */
 import { nextRun } from '../../core/time/cron-adapter';
-import { localParts, MINUTE_MS, WEEKDAYS, type LocalParts, type Weekday } from './zoned';
+import { utc } from '../../core/time/zone';
+import { DAY_MS, HOUR_MS, localParts, MINUTE_MS, WEEKDAYS, type LocalParts, type Weekday } from './zoned';
 
 export interface ScheduleRule {
   name: string;
@@ -100,13 +101,36 @@ function opensCron(rule: ScheduleRule, from: number): string {
   return `${from % 60} ${Math.floor(from / 60)} * * ${days.join(',')}`;
 }
 
+const wallOfParts = (p: LocalParts): number => utc(p.year, p.month, p.day, p.hour, p.minute);
+
+/**
+ * Whether `from` on one of the rule's days is among the local times from `now` to `then`. Between
+ * two instants the wall clock stays within their wall times widened by the offset change between
+ * them (zones change their offset at most once in 12 hours), so false means the window cannot open
+ * in between and the cron search (a few hundred µs in the package) is not needed; true is a maybe.
+ */
+function fromInSpan(rule: ScheduleRule, from: number, now: LocalParts, then: LocalParts, instantMs: number, untilMs: number): boolean {
+  if (untilMs - instantMs > 12 * HOUR_MS) return true;
+  const offsetNow = wallOfParts(now) - instantMs;
+  const offsetThen = wallOfParts(then) - untilMs;
+  // A minute either side: the parts are whole minutes.
+  const low = instantMs + Math.min(offsetNow, offsetThen) - MINUTE_MS;
+  const high = untilMs + Math.max(offsetNow, offsetThen) + MINUTE_MS;
+  for (let day = Math.floor(low / DAY_MS) * DAY_MS; day <= high; day += DAY_MS) {
+    const wall = day + from * MINUTE_MS;
+    if (wall >= low && wall <= high && rule.days.includes(WEEKDAYS[(new Date(day).getUTCDay() + 6) % 7] as Weekday)) return true;
+  }
+  return false;
+}
+
 /**
  * Whether one of the rule's windows opens in (instantMs, untilMs]. Covers windows shorter than
  * the lead, which a look at untilMs alone would miss (the warm-up would stop before the rule starts).
  */
-function opensWithin(rule: ScheduleRule, instantMs: number, untilMs: number, timeZone: string): boolean {
+function opensWithin(rule: ScheduleRule, now: LocalParts, then: LocalParts, instantMs: number, untilMs: number, timeZone: string): boolean {
   const from = parseClock(rule.from);
   if (from === null || parseClock(rule.to) === null || rule.days.length === 0) return false;
+  if (!fromInSpan(rule, from, now, then, instantMs, untilMs)) return false;
   const opens = nextRun(opensCron(rule, from), new Date(instantMs), timeZone);
   return opens !== null && opens.getTime() <= untilMs;
 }
@@ -121,7 +145,7 @@ export function warmupRule(rules: readonly ScheduleRule[], instantMs: number, ti
   const until = instantMs + leadMinutes * MINUTE_MS;
   const now = localParts(instantMs, timeZone);
   const then = localParts(until, timeZone);
-  return highest(rules, (rule) => !activeAtParts(rule, now) && (activeAtParts(rule, then) || opensWithin(rule, instantMs, until, timeZone)));
+  return highest(rules, (rule) => !activeAtParts(rule, now) && (activeAtParts(rule, then) || opensWithin(rule, now, then, instantMs, until, timeZone)));
 }
 
 /** Of the active and the warm-up rule, the one with the higher minInstances (the active one on a tie), with which it is. */
