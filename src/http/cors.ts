@@ -1,6 +1,7 @@
 import { cors } from '@elysiajs/cors';
 
-const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
+/** As one string: the plugin joins a list again on every request. */
+const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, PATCH';
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type'];
 /** Read by the dashboard after a 429. */
 const EXPOSED_HEADERS = ['Retry-After'];

@@ -107,7 +107,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   const addressOf = (request: Request): string | undefined => (handedOver.has(request) ? handedOver.get(request) : server?.requestIP(request)?.address);
   const admit = (endpoint: Endpoint, request: Request, params?: Record<string, string>) => guard.admit(endpoint, request, addressOf(request), params);
 
-  const app = new Elysia({ strictPath: true })
+  const app = new Elysia({ strictPath: true, encodeSchema: false })
     .use(corsPlugin(config.api.allowed_origins))
     .use(bearer({ extract: { header: 'Bearer', query: NEVER_A_QUERY_KEY, body: NEVER_A_QUERY_KEY } }))
     .onError(async ({ error, request }) => {
@@ -131,7 +131,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     });
 
   for (const route of options.routes) mountRoute(app, route);
-  for (const socket of options.sockets) hub.mount(app, socket, (c) => admit({ kind: 'socket', socket }, c.request, c.params));
+  for (const socket of options.sockets) hub.mount(app, socket, (request, params) => admit({ kind: 'socket', socket }, request, params));
 
   function mountRoute(target: typeof app, route: AnyRoute): void {
     const endpoint: Endpoint = { kind: 'route', route };
@@ -159,12 +159,12 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     const segments = route.path.split('/');
     if (route.method === 'GET') {
       // No body to read: the guard runs before validation.
-      hooks.transform = (c: Context) => admit(endpoint, c.request, keepMalformedEscapes(segments, c));
+      hooks.transform = (c: Context) => admit(endpoint, c.request, keepMalformedEscapes(segments, c.params, c.request));
     } else {
       // The guard runs before the body is read, then our size-capped parser (a raw-body route
       // reads its stream itself). An empty body reaches validation as no body at all.
       hooks.parse = async (c: Context) => {
-        await admit(endpoint, c.request, keepMalformedEscapes(segments, c));
+        await admit(endpoint, c.request, keepMalformedEscapes(segments, c.params, c.request));
         if (route.rawBody) return NO_BODY;
         return (await parseBody(c.request, bodyLimit, route.body)) ?? NO_BODY;
       };
@@ -224,13 +224,12 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
  * A path parameter whose percent-escapes do not decode (`100%`, `%c0%af`) is null in Elysia's
  * params: it is put back as sent, for its schema (or the handler's lookup) to judge.
  */
-function keepMalformedEscapes(segments: readonly string[], c: Context): Record<string, string> {
-  const params = c.params;
+function keepMalformedEscapes(segments: readonly string[], params: Record<string, string>, request: Request): Record<string, string> {
   if (params === undefined) return params;
   for (const key in params) {
     if (params[key] !== null) continue;
     const index = segments.indexOf(`:${key}`);
-    const sent = splitUrl(c.request.url).pathname.split('/');
+    const sent = splitUrl(request.url).pathname.split('/');
     params[key] = index < 0 ? (sent.slice(segments.length - 1).join('/')) : (sent[index] ?? '');
   }
   return params;

@@ -34,8 +34,8 @@ if (!TypeRegistry.Has(INTEGER_TEXT)) {
 function integer(options: IntegerOptions = {}): TInteger {
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = options;
   const text = { [Kind]: INTEGER_TEXT, type: 'string', format: 'integer', [RANGE]: { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } } as unknown as TSchema;
-  // Typed as what it decodes to, as handlers see it.
-  return Type.Transform(Type.Union([text, Type.Integer(options)], options))
+  // Typed as what it decodes to, as handlers see it. The number first: answers carry numbers.
+  return Type.Transform(Type.Union([Type.Integer(options), text], options))
     .Decode((value): number => +(value as string | number))
     .Encode((value) => value) as unknown as TInteger;
 }

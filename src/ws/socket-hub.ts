@@ -34,7 +34,7 @@ export interface Publisher {
 }
 
 /** Admits the upgrade request of a socket endpoint (the guard: its caller's rate budget). */
-type Admit = (context: { request: Request; params: Record<string, string> }) => unknown;
+type Admit = (request: Request, params: Record<string, string>) => unknown;
 
 interface Attached {
   handle: SocketHandle;
@@ -77,7 +77,8 @@ export class SocketHub {
   mount(app: AnyElysia, spec: SocketSpec, admit: Admit): void {
     const endpoint = this.endpoints.get(spec.path);
     if (!endpoint) throw new Error(`socket ${spec.path} has no endpoint`);
-    const transform = (c: { request: Request; params: Record<string, string> }) => admit(c);
+    // The request and parameters only: Elysia infers from what a hook reads what to prepare.
+    const transform = (c: { request: Request; params: Record<string, string> }) => admit(c.request, c.params);
     app.get(
       spec.path,
       () => {
