@@ -406,18 +406,18 @@ export async function resolveSvcBinary(): Promise<SvcBinary> {
  * Compiles bare-server.ts the way build.ts compiles svc (same Bun, minify, bytecode, esm), so
  * the baseline differs from svc only in what the code does.
  */
-export async function buildBareServer(): Promise<string> {
+export async function buildBareServer(entry: 'bare-server' | 'bare-elysia' = 'bare-server'): Promise<string> {
   const target = hostTarget();
-  const dir = makeTempDir('svc-bench-bare-');
-  const outfile = join(dir, `bare-server${target.startsWith('windows') ? '.exe' : ''}`);
+  const dir = makeTempDir(`svc-bench-${entry}-`);
+  const outfile = join(dir, `${entry}${target.startsWith('windows') ? '.exe' : ''}`);
   const result = await Bun.build({
-    entrypoints: [join(BENCH_DIR, 'bare-server.ts')],
+    entrypoints: [join(BENCH_DIR, `${entry}.ts`)],
     compile: { target: `bun-${target}` as Bun.Build.CompileTarget, outfile },
     minify: true,
     bytecode: true,
     format: 'esm',
   });
-  if (!result.success) throw new AggregateError(result.logs, `build of bare-server.ts failed:\n${result.logs.map(String).join('\n')}`);
+  if (!result.success) throw new AggregateError(result.logs, `build of ${entry}.ts failed:\n${result.logs.map(String).join('\n')}`);
   return outfile;
 }
 

@@ -3,16 +3,19 @@
  * fresh directory each run (a first launch: it writes svc.toml, the token, the database), and
  * the idle RSS once it has answered; twice: with every module (an empty directory, where the
  * first launch installs all eight) and with none (the directory holds only an empty modules/
- * folder, which means "none installed"). Baseline, measured the same way in the same run, in
- * turn with both: a bare compiled Bun.serve answering the same JSON (bare-server.ts).
- * The goals are judged on the run with every module.
+ * folder, which means "none installed"). Peers, measured the same way in the same run, in
+ * rotation: release 0.13.0 with every module (commit dc91037, built from git history), a bare
+ * Elysia app with as many routes as the controller (bare-elysia.ts) and a bare compiled
+ * Bun.serve answering the same JSON (bare-server.ts). Required with every module (issue 39):
+ * ≤ 1.30× 0.13.0's first 200 and ≤ 1.25× its idle RSS; the goal is 1.10× for both.
  *
  *   bun run bench startup
  *   BENCH_STARTUP_RUNS=20   measured runs per program (default 11, plus 1 discarded warm-up)
  *   BENCH_ENFORCE=1         exit 1 when a goal is missed
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hasCommit, RELEASE_0_13_0, releasedBinary } from '../support/released-binary';
 import {
   benchTimeoutMs,
   buildBareServer,
@@ -37,11 +40,12 @@ import {
   waitForPortFree,
 } from './lib';
 
-const GOAL_FIRST_200_MS = 150;
-const GOAL_IDLE_RSS_MIB = 60;
-/** What we are after beyond the requirement (issue 25). */
-const AIM_FIRST_200_MS = 100;
-const AIM_IDLE_RSS_MIB = 56;
+/** Required with every module, against release 0.13.0 measured in the same run (issue 39). */
+const REQUIRED_START_RATIO = 1.3;
+const REQUIRED_RSS_RATIO = 1.25;
+/** What we are after beyond the requirement. */
+const GOAL_START_RATIO = 1.1;
+const GOAL_RSS_RATIO = 1.1;
 const MODULE_COUNT = 8;
 /** The port an unconfigured controller listens on (svc.toml defaults). */
 const DEFAULT_PORT = 8080;
@@ -120,7 +124,9 @@ async function launchOnce(program: Program): Promise<Launch> {
 async function main(): Promise<void> {
   const runs = Math.round(envNumber('BENCH_STARTUP_RUNS', 11));
   const svc = await resolveSvcBinary();
-  const bare = await buildBareServer();
+  if (!hasCommit(RELEASE_0_13_0)) throw new Error(`this checkout lacks ${RELEASE_0_13_0} (release 0.13.0): fetch the full history to compare with it`);
+  const [release, bare, elysia] = await Promise.all([releasedBinary(RELEASE_0_13_0), buildBareServer('bare-server'), buildBareServer('bare-elysia')]);
+  const routesFile = await writeRoutesOf(svc.path);
 
   // An empty directory means the defaults: port 8080. If that is taken, the runs keep their
   // empty directories except for a two-line svc.toml naming another port (said below).
@@ -131,9 +137,11 @@ async function main(): Promise<void> {
     : `port 8080 is busy: each fresh dir holds only "[api] port = ${port}" (svc still generates the token and database)`;
 
   printSetup('startup: exec → first 200 from GET /api/health, idle RSS', svc, [
+    `release    : ${release} (0.13.0, commit ${RELEASE_0_13_0}, built from git history)`,
+    `elysia     : ${elysia} (bare Elysia app with the controller's ${JSON.parse(readFileSync(routesFile, 'utf8')).length} routes)`,
     `baseline   : ${bare} (bare Bun.serve, compiled like svc)`,
     `method     : ${runs} measured runs per program after 1 discarded warm-up; svc with every module (svc-all), with none`,
-    `             (svc-none: an empty modules/ folder) and bare in rotation;`,
+    `             (svc-none: an empty modules/ folder), 0.13.0 with every module, elysia and bare in rotation;`,
     `             probe GET /api/health every ${POLL_INTERVAL_MS} ms from just before exec; idle RSS = max VmRSS`,
     `             sampled ${RSS_SAMPLE_OFFSETS_MS.at(0)}–${RSS_SAMPLE_OFFSETS_MS.at(-1)} ms after the first 200; then SIGTERM`,
     `             ${launchNote}`,
@@ -141,20 +149,20 @@ async function main(): Promise<void> {
     loadLine('load before', await backgroundLoad()),
   ]);
 
-  const svcProgram = (name: 'svc-all' | 'svc-none'): Program => ({
+  const svcProgram = (name: 'svc-all' | 'svc-none' | '0.13.0'): Program => ({
     name,
     prepare(dir) {
       if (!defaultFree) writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\n`);
       // An existing, empty modules/ folder: nothing installed (a fresh one installs every module).
       if (name === 'svc-none') mkdirSync(join(dir, 'modules'));
-      return { cmd: [svc.path, '--dir', dir], env: childEnv(), port };
+      return { cmd: [name === '0.13.0' ? release : svc.path, '--dir', dir], env: childEnv(), port };
     },
     verify(dir) {
       for (const file of ['svc.toml', 'data/api-token', 'data/svc.db']) {
         if (!existsSync(join(dir, file))) throw new Error(`svc run left no ${file}: not the first launch this bench means to measure`);
       }
       const installed = readdirSync(join(dir, 'modules')).filter((f) => f.endsWith('.module')).length;
-      const expected = name === 'svc-all' ? MODULE_COUNT : 0;
+      const expected = name === 'svc-none' ? 0 : MODULE_COUNT;
       if (installed !== expected) throw new Error(`${name}: ${installed} modules installed, expected ${expected}`);
     },
   });
@@ -162,10 +170,14 @@ async function main(): Promise<void> {
     name: 'bare',
     prepare: () => ({ cmd: [bare], env: childEnv({ BARE_PORT: String(port) }), port }),
   };
-  const programs = [svcProgram('svc-all'), svcProgram('svc-none'), bareProgram];
+  const elysiaProgram: Program = {
+    name: 'elysia',
+    prepare: () => ({ cmd: [elysia], env: childEnv({ BARE_PORT: String(port), BARE_ROUTES: routesFile }), port }),
+  };
+  const programs = [svcProgram('svc-all'), svcProgram('svc-none'), svcProgram('0.13.0'), elysiaProgram, bareProgram];
 
-  type Name = 'svc-all' | 'svc-none' | 'bare';
-  const results: Record<Name, Launch[]> = { 'svc-all': [], 'svc-none': [], bare: [] };
+  type Name = 'svc-all' | 'svc-none' | '0.13.0' | 'elysia' | 'bare';
+  const results: Record<Name, Launch[]> = { 'svc-all': [], 'svc-none': [], '0.13.0': [], elysia: [], bare: [] };
   for (let run = 0; run <= runs; run++) {
     // Each run starts with another program, so none always runs first (or last) after a pause.
     const order = programs.map((_, i) => programs[(i + run) % programs.length]!);
@@ -184,36 +196,64 @@ async function main(): Promise<void> {
   const ms = (launches: Launch[]) => launches.map((l) => l.firstOkMs);
   const mib = (launches: Launch[]) => launches.map((l) => l.idleRssKiB / 1024);
   const ratio = (a: number, b: number) => fixed(a / b, 2);
-  const bareMs = ms(results.bare);
-  const bareMiB = mib(results.bare);
+  const peers = ['0.13.0', 'elysia', 'bare'] as const;
+  const peerLabel: Record<(typeof peers)[number], string> = { '0.13.0': 'release 0.13.0', elysia: 'bare Elysia', bare: 'bare Bun.serve' };
   const rows: string[][] = [];
   for (const name of ['svc-all', 'svc-none'] as const) {
     const svcMs = ms(results[name]);
     const svcMiB = mib(results[name]);
     const label = name === 'svc-all' ? `all ${MODULE_COUNT} modules` : 'no module';
-    rows.push(
-      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `required ≤ ${GOAL_FIRST_200_MS} ms`, ratio(median(svcMs), GOAL_FIRST_200_MS)],
-      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `goal ≤ ${AIM_FIRST_200_MS} ms`, ratio(median(svcMs), AIM_FIRST_200_MS)],
-      [`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `bare Bun.serve ${fixed(median(bareMs))} ms`, ratio(median(svcMs), median(bareMs))],
-      [`${label}: first 200, p90`, `${fixed(percentile(svcMs, 90))} ms`, `bare Bun.serve ${fixed(percentile(bareMs, 90))} ms`, ratio(percentile(svcMs, 90), percentile(bareMs, 90))],
-      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `required ≤ ${GOAL_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), GOAL_IDLE_RSS_MIB)],
-      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `goal ≤ ${AIM_IDLE_RSS_MIB} MiB`, ratio(median(svcMiB), AIM_IDLE_RSS_MIB)],
-      [`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `bare Bun.serve ${fixed(median(bareMiB))} MiB`, ratio(median(svcMiB), median(bareMiB))],
-      [`${label}: idle RSS, max of runs`, `${fixed(max(svcMiB))} MiB`, `bare Bun.serve ${fixed(max(bareMiB))} MiB`, ratio(max(svcMiB), max(bareMiB))],
-    );
+    for (const peer of peers) rows.push([`${label}: first 200, median`, `${fixed(median(svcMs))} ms`, `${peerLabel[peer]} ${fixed(median(ms(results[peer])))} ms`, ratio(median(svcMs), median(ms(results[peer])))]);
+    rows.push([`${label}: first 200, p90`, `${fixed(percentile(svcMs, 90))} ms`, `release 0.13.0 ${fixed(percentile(ms(results['0.13.0']), 90))} ms`, ratio(percentile(svcMs, 90), percentile(ms(results['0.13.0']), 90))]);
+    for (const peer of peers) rows.push([`${label}: idle RSS, median`, `${fixed(median(svcMiB))} MiB`, `${peerLabel[peer]} ${fixed(median(mib(results[peer])))} MiB`, ratio(median(svcMiB), median(mib(results[peer])))]);
+    rows.push([`${label}: idle RSS, max of runs`, `${fixed(max(svcMiB))} MiB`, `release 0.13.0 ${fixed(max(mib(results['0.13.0'])))} MiB`, ratio(max(svcMiB), max(mib(results['0.13.0'])))]);
   }
-  console.log(`\nstartup, ${runs} runs each (ratio = svc / peer or limit; MiB = 2^20 bytes)\n`);
-  console.log(formatTable(['metric', 'svc', 'peer/limit', 'ratio'], rows));
+  rows.push([`bare Elysia: first 200, median`, `${fixed(median(ms(results.elysia)))} ms`, `bare Bun.serve ${fixed(median(ms(results.bare)))} ms`, ratio(median(ms(results.elysia)), median(ms(results.bare)))]);
+  rows.push([`bare Elysia: idle RSS, median`, `${fixed(median(mib(results.elysia)))} MiB`, `bare Bun.serve ${fixed(median(mib(results.bare)))} MiB`, ratio(median(mib(results.elysia)), median(mib(results.bare)))]);
+  console.log(`\nstartup, ${runs} runs each (ratio = svc / peer; MiB = 2^20 bytes)\n`);
+  console.log(formatTable(['metric', 'svc', 'peer', 'ratio'], rows));
 
-  const allMs = median(ms(results['svc-all']));
-  const allMiB = median(mib(results['svc-all']));
-  const startupOk = allMs <= GOAL_FIRST_200_MS;
-  const rssOk = allMiB <= GOAL_IDLE_RSS_MIB;
-  console.log(`\nwith all ${MODULE_COUNT} modules: first 200 ≤ ${GOAL_FIRST_200_MS} ms (median): ${startupOk ? 'MET' : 'MISSED'} (${fixed(allMs)} ms; goal ≤ ${AIM_FIRST_200_MS} ms ${allMs <= AIM_FIRST_200_MS ? 'met' : 'not yet'})`);
-  console.log(
-    `with all ${MODULE_COUNT} modules: idle RSS ≤ ${GOAL_IDLE_RSS_MIB} MiB (median): ${rssOk ? 'MET' : 'MISSED'} (${fixed(allMiB)} MiB = ${fixed((allMiB * 1048576) / 1e6)} MB decimal; goal ≤ ${AIM_IDLE_RSS_MIB} MiB ${allMiB <= AIM_IDLE_RSS_MIB ? 'met' : 'not yet'})`,
-  );
-  if (process.env.BENCH_ENFORCE === '1' && !(startupOk && rssOk)) throw new Error('a startup requirement was missed (BENCH_ENFORCE=1)');
+  const startRatio = median(ms(results['svc-all'])) / median(ms(results['0.13.0']));
+  const rssRatio = median(mib(results['svc-all'])) / median(mib(results['0.13.0']));
+  const startOk = startRatio <= REQUIRED_START_RATIO;
+  const rssOk = rssRatio <= REQUIRED_RSS_RATIO;
+  console.log(`\nwith all ${MODULE_COUNT} modules: first 200 ≤ ${REQUIRED_START_RATIO} × 0.13.0 (median): ${startOk ? 'MET' : 'MISSED'} (${fixed(startRatio, 2)} ×; goal ≤ ${GOAL_START_RATIO} × ${startRatio <= GOAL_START_RATIO ? 'met' : 'not yet'})`);
+  console.log(`with all ${MODULE_COUNT} modules: idle RSS ≤ ${REQUIRED_RSS_RATIO} × 0.13.0 (median): ${rssOk ? 'MET' : 'MISSED'} (${fixed(rssRatio, 2)} ×; goal ≤ ${GOAL_RSS_RATIO} × ${rssRatio <= GOAL_RSS_RATIO ? 'met' : 'not yet'})`);
+  if (process.env.BENCH_ENFORCE === '1' && !(startOk && rssOk)) throw new Error('a startup requirement was missed (BENCH_ENFORCE=1)');
+}
+
+/** The controller's routes as [method, path] in Elysia's syntax (one start of it, reading its OpenAPI document), for the bare Elysia app. */
+async function writeRoutesOf(binary: string): Promise<string> {
+  const dir = makeTempDir('svc-bench-startup-routes-');
+  const port = freePort();
+  writeFileSync(join(dir, 'svc.toml'), `[api]\nport = ${port}\n`);
+  const child = new Child('svc-routes', [binary, '--dir', dir], { env: childEnv(), cwd: dir });
+  try {
+    const deadline = performance.now() + FIRST_200_TIMEOUT_MS;
+    for (;;) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/openapi.json`, { signal: AbortSignal.timeout(2000) });
+        if (response.status === 200) {
+          const doc = (await response.json()) as { paths: Record<string, Record<string, unknown>> };
+          const routes: [string, string][] = [];
+          for (const [path, methods] of Object.entries(doc.paths)) {
+            const elysiaPath = path.replace(/\/\{path\}$/, '/*').replace(/\{([^}]+)\}/g, ':$1');
+            for (const method of Object.keys(methods)) routes.push([method.toUpperCase(), elysiaPath]);
+          }
+          const file = join(makeTempDir('svc-bench-startup-routes-list-'), 'routes.json');
+          writeFileSync(file, JSON.stringify(routes));
+          return file;
+        }
+      } catch {
+        // not listening yet
+      }
+      if (performance.now() > deadline) throw new Error(`svc did not serve /api/openapi.json within ${FIRST_200_TIMEOUT_MS} ms:\n${child.tail()}`);
+      await Bun.sleep(20);
+    }
+  } finally {
+    await child.stop(5000);
+    removeDir(dir);
+  }
 }
 
 runBench('startup.bench', benchTimeoutMs(300), main);
