@@ -1,7 +1,9 @@
 /**
- * The controller's logger (src/log.ts): pino's JSON line format kept byte for byte where it can
- * be (level numbers, ISO time, bindings before fields, msg last), pino's error serializer and
- * redaction paths, the pretty console format, and svc.log with its rotate-at-start.
+ * The controller's logger (src/log.ts), pino as the controller configures it: the JSON line
+ * format byte for byte (level numbers, ISO time, bindings before fields, msg last), pino's error
+ * serializer and redaction paths, the pretty console format, and svc.log with its rotate-at-start.
+ * Where a key is given twice (a msg field and a msg argument, a binding and a call field), pino
+ * writes both and the later one is what a JSON reader gets; these tests hold what a reader gets.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, setSystemTime, test } from 'bun:test';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -53,10 +55,11 @@ describe('JSON lines', () => {
     ]);
   });
 
-  test('values JSON drops stay dropped; a msg argument wins over a msg field and stays last', () => {
-    const { log, lines } = capture();
+  test('values JSON drops stay dropped; a msg argument wins over a msg field and comes last', () => {
+    const { log, lines, entries } = capture();
     log.info({ msg: 'field', gone: undefined, fn: () => 1, nan: NaN, when: new Date(0) }, 'argument');
-    expect(lines[0]).toBe('{"level":30,"time":"2024-05-06T07:08:09.123Z","nan":null,"when":"1970-01-01T00:00:00.000Z","msg":"argument"}\n');
+    expect(lines[0]).toEndWith('"nan":null,"when":"1970-01-01T00:00:00.000Z","msg":"argument"}\n');
+    expect(entries()[0]).toEqual({ level: 30, time: NOW.toISOString(), msg: 'argument', nan: null, when: '1970-01-01T00:00:00.000Z' });
   });
 });
 
@@ -117,11 +120,12 @@ describe('levels', () => {
 });
 
 describe('child loggers', () => {
-  test('nest: bindings merge in order, a later binding or a call field replaces an earlier one in place', () => {
-    const { log, lines } = capture();
+  test('nest: bindings in order, parent first; a later binding or a call field is the value read', () => {
+    const { log, lines, entries } = capture();
     const deep = log.child({ area: 'cluster', node: 'a' }).child({ node: 'b', session: 1 });
     deep.info({ session: 2, extra: true }, 'hello');
-    expect(lines[0]).toBe('{"level":30,"time":"2024-05-06T07:08:09.123Z","area":"cluster","node":"b","session":2,"extra":true,"msg":"hello"}\n');
+    expect(lines[0]).toStartWith('{"level":30,"time":"2024-05-06T07:08:09.123Z","area":"cluster","node":"a","node":"b","session":1,"session":2,"extra":true,');
+    expect(entries()[0]).toEqual({ level: 30, time: NOW.toISOString(), area: 'cluster', node: 'b', session: 2, extra: true, msg: 'hello' });
   });
 
   test('a parent does not see its child bindings', () => {
@@ -166,7 +170,7 @@ describe('errors', () => {
     expect(err).not.toHaveProperty('cause');
   });
 
-  test('circular references: cause cycles end, an error inside itself and a cyclic property become "[Circular]"', () => {
+  test('circular references: cause cycles end, an error inside itself is left out, a cyclic property becomes "[Circular]"', () => {
     const { log, entries } = capture();
     const a = fixedError('a') as Error & Record<string, unknown>;
     const b = fixedError('b');
@@ -180,7 +184,7 @@ describe('errors', () => {
     const err = entries()[0]!.err as Record<string, unknown>;
     expect(err.message).toBe('a: b: a: ...');
     expect(err.stack).toEndWith('\ncauses have become circular...');
-    expect(err.self).toBe('[Circular]');
+    expect(err).not.toHaveProperty('self');
     expect(err.context).toEqual({ id: 1, back: '[Circular]' });
   });
 
@@ -212,21 +216,21 @@ describe('redaction', () => {
 });
 
 describe('values JSON.stringify cannot write', () => {
-  test('BigInt and cycles do not throw: BigInt as a string, a cycle as "[Circular]"', () => {
+  test('BigInt and cycles do not throw: BigInt as a JSON number (all its digits), a cycle ends in "[Circular]"', () => {
     const { log, lines } = capture();
     const loop: Record<string, unknown> = { x: 1 };
     loop.self = loop;
     const shared = { s: 1 };
     expect(() => log.info({ big: 12345678901234567890n, loop, twice: [shared, shared] }, 'odd values')).not.toThrow();
-    expect(lines[0]).toBe(
-      '{"level":30,"time":"2024-05-06T07:08:09.123Z","big":"12345678901234567890","loop":{"x":1,"self":"[Circular]"},"twice":[{"s":1},{"s":1}],"msg":"odd values"}\n',
-    );
+    expect(lines[0]).toContain('"big":12345678901234567890,');
+    expect(lines[0]).toContain('"[Circular]"');
+    expect(lines[0]).toEndWith('"twice":[{"s":1},{"s":1}],"msg":"odd values"}\n');
   });
 
-  test('a throwing toJSON does not throw from the log call', () => {
+  test('a throwing toJSON does not throw from the log call, and the other fields are written', () => {
     const { log, entries } = capture();
     log.info({ bad: { toJSON: () => { throw new Error('no'); } }, ok: 1 }, 'still written');
-    expect(entries()[0]).toMatchObject({ bad: '[unserializable]', ok: 1, msg: 'still written' });
+    expect(entries()[0]).toMatchObject({ bad: expect.stringContaining('unable to serialize'), ok: 1, msg: 'still written' });
   });
 });
 
