@@ -1,4 +1,4 @@
-import type { TObject } from '@sinclair/typebox';
+import type { SectionsSchema } from '../config/unit/sections';
 import type { DashboardManifest } from '../core/module-host';
 
 export type { DashboardManifest };
@@ -57,7 +57,7 @@ export interface SvcModule {
   name: string;
   version: string;
   description: string;
-  configSchema?: TObject;
+  configSchema?: SectionsSchema;
   migrations?: readonly Migration[];
   /** Error codes the module adds, with their HTTP statuses. */
   errors?: Record<string, number>;

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { ApiError } from '../errors';
 import { join } from 'node:path';
 import { registerErrorCodes } from '../errors';
-import { ConfigError, parseTomlAgainst } from '../config/load';
+import { ConfigError } from '../config/unit/config-error';
+import { SectionsFile, type SectionsSchema } from '../config/unit/sections-file';
 import { fail } from '../core/doctor/model';
-import { renderDefaultToml } from '../config/render';
 import { writeFileAtomic } from '../config/write';
 import type { AnyRoute } from '../http/route';
 import type { Kernel } from '../kernel';
@@ -71,7 +71,7 @@ export class ModuleRegistry implements ModuleHost {
       if (module.errors) registerErrorCodes(module.errors);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
-      const config = module.configSchema ? this.loadConfig(module, dir, log) : {};
+      const config = module.configSchema ? this.loadConfig(module, module.configSchema, dir, log) : {};
       const ctx: ModuleContext = { kernel, log, config, dir };
       try {
         await module.init?.(ctx);
@@ -145,14 +145,17 @@ export class ModuleRegistry implements ModuleHost {
    * stops nothing: the module runs on its defaults, and the log and the doctor name the file,
    * the key and what was expected.
    */
-  private loadConfig(module: SvcModule, dir: string, log: Logger): Record<string, Record<string, unknown>> {
+  private loadConfig(module: SvcModule, schema: SectionsSchema, dir: string, log: Logger): Record<string, Record<string, unknown>> {
+    const unit = new SectionsFile({ schema, title: `${module.name} module configuration` });
     try {
-      return loadModuleConfig(module, dir, log);
+      const { value, warnings } = unit.load(join(dir, `${module.id}.toml`));
+      for (const warning of warnings) log.warn(warning);
+      return value;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       this.configProblems.push(error.message);
       log.error(`${error.message}: the module runs on its defaults until the file is fixed`);
-      return parseTomlAgainst(module.configSchema!, '', join(dir, `${module.id}.toml`)).value;
+      return unit.defaults();
     }
   }
 
@@ -228,16 +231,4 @@ export class ModuleRegistry implements ModuleHost {
     this.started.length = 0;
     this.provided.clear();
   }
-}
-
-function loadModuleConfig(module: SvcModule, dir: string, log: Logger): Record<string, Record<string, unknown>> {
-  const schema = module.configSchema!;
-  const file = join(dir, `${module.id}.toml`);
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true });
-    writeFileAtomic(file, renderDefaultToml(schema, `${module.name} module configuration`));
-  }
-  const { value, warnings } = parseTomlAgainst(schema, readFileSync(file, 'utf8'), file);
-  for (const warning of warnings) log.warn(warning);
-  return value;
 }
