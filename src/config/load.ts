@@ -1,17 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { Value } from '@sinclair/typebox/value';
-import type { TObject, TSchema } from '@sinclair/typebox';
-import { parse as parseToml, TomlError } from 'smol-toml';
+import type { TObject } from '@sinclair/typebox';
 import { ConfigSchema, sectionSchema, type Config } from './schema';
-import { defaultsOf } from './defaults';
-import { describeSchema, showValue } from '../describe-schema';
-import { writeFileAtomic } from './write';
+import { ConfigError } from './unit/config-error';
+import { checkValue } from './unit/sections';
+import { SectionsFile, type SectionsSchema } from './unit/sections-file';
 import defaultToml from '../../config/svc.toml' with { type: 'text' };
 
-/** A config problem the operator must fix; the process exits with status 2 and this one line. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export interface LoadedConfig {
   config: Config;
@@ -23,22 +17,16 @@ export interface LoadedConfig {
 
 export const DEFAULT_CONFIG_TEXT: string = defaultToml;
 
+/** svc.toml as a config-file unit; its default file is the commented config/svc.toml. */
+export const svcToml = new SectionsFile({ schema: ConfigSchema, title: 'svc controller configuration', defaultText: DEFAULT_CONFIG_TEXT });
+
 /** Writes the commented default svc.toml if the file is absent. Returns true when written. */
 export function ensureConfigFile(path: string): boolean {
-  if (existsSync(path)) return false;
-  writeFileAtomic(path, DEFAULT_CONFIG_TEXT);
-  return true;
+  return svcToml.ensure(path);
 }
 
 export function loadConfig(path: string, env: Record<string, string | undefined> = process.env): LoadedConfig {
-  const created = ensureConfigFile(path);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  const { config, warnings } = parseConfigText(text, path);
+  const { value: config, warnings, text, created } = svcToml.load(path);
   applyEnvironment(config, env);
   if (config.controller.strict_config && warnings.length > 0) {
     throw new ConfigError(`${warnings[0]} (strict_config = true refuses unknown keys)`);
@@ -60,61 +48,16 @@ export function emptyConfigWarning(text: string, path: string): string | undefin
 
 /** Parses and validates svc.toml text. Unknown keys become warnings; bad values throw. */
 export function parseConfigText(text: string, file: string): { config: Config; warnings: string[] } {
-  const { value, warnings } = parseTomlAgainst(ConfigSchema, text, file);
-  return { config: value as Config, warnings };
+  const { value, warnings } = svcToml.parse(text, file);
+  return { config: value, warnings };
 }
 
 /**
- * Parses TOML whose top level is tables of scalar keys (svc.toml, module configs) against a
- * schema of sections: defaults fill what is absent, unknown keys become warnings, and the first
- * bad value throws a ConfigError naming the file, the key and what was expected.
+ * Parses TOML whose top level is tables of scalar keys against a schema of sections (agent.toml):
+ * the config-file unit's reading, for callers that hold text rather than a file.
  */
-export function parseTomlAgainst(schema: TObject, text: string, file: string): { value: Record<string, Record<string, unknown>>; warnings: string[] } {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parseToml(text) as Record<string, unknown>;
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const reason = error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
-      throw new ConfigError(`${file}:${error.line}:${error.column}: malformed TOML: ${reason}`);
-    }
-    throw new ConfigError(`${file}: malformed TOML: ${String(error)}`);
-  }
-
-  const value = defaultsOf(schema);
-  const warnings: string[] = [];
-  const sections = Object.keys(schema.properties);
-
-  for (const [section, sectionValue] of Object.entries(raw)) {
-    const sectionSchema = (schema.properties as Record<string, TObject>)[section];
-    if (!sectionSchema) {
-      const isTable = typeof sectionValue === 'object' && sectionValue !== null && !Array.isArray(sectionValue);
-      warnings.push(
-        isTable
-          ? `${file}: unknown section [${section}] (ignored)${suggest(section, sections)}`
-          : `${file}: unknown top-level key ${section} (ignored; every key belongs under a [section])`,
-      );
-      continue;
-    }
-    if (typeof sectionValue !== 'object' || sectionValue === null || Array.isArray(sectionValue)) {
-      throw new ConfigError(`${file}: ${section}: expected a [${section}] table, got ${showValue(sectionValue)}`);
-    }
-    for (const [key, keyValue] of Object.entries(sectionValue)) {
-      const keySchema = (sectionSchema.properties as Record<string, TSchema>)[key];
-      if (!keySchema) {
-        warnings.push(`${file}: unknown key [${section}] ${key} (ignored)${suggest(key, Object.keys(sectionSchema.properties))}`);
-        continue;
-      }
-      checkValue(keySchema, keyValue, `${file}: [${section}] ${key}`);
-      value[section]![key] = keyValue;
-    }
-  }
-  return { value, warnings };
-}
-
-function checkValue(schema: TSchema, value: unknown, where: string): void {
-  if (Value.Check(schema, value)) return;
-  throw new ConfigError(`${where}: expected ${describeSchema(schema)}, got ${showValue(value)}`);
+export function parseTomlAgainst<S extends SectionsSchema>(schema: S, text: string, file: string) {
+  return new SectionsFile({ schema, title: '' }).parse(text, file);
 }
 
 /** Environment variables win over the file; their values are validated like file values. */
@@ -123,7 +66,7 @@ function applyEnvironment(config: Config, env: Record<string, string | undefined
     const raw = env[name];
     if (raw === undefined || raw === '') return;
     const value: unknown = numeric ? (/^\d+$/.test(raw) ? Number(raw) : raw) : raw;
-    const schema = (sectionSchema(section) as TObject).properties[key] as TSchema;
+    const schema = (sectionSchema(section) as TObject).properties[key]!;
     checkValue(schema, value, `environment ${name}`);
     (config[section] as Record<string, unknown>)[key] = value;
   };
@@ -137,31 +80,4 @@ function applyEnvironment(config: Config, env: Record<string, string | undefined
   set('SVC_DB_NAME', 'database', 'name');
   set('SVC_DB_USERNAME', 'database', 'username');
   set('SVC_DB_PASSWORD', 'database', 'password');
-}
-
-function suggest(word: string, candidates: string[]): string {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const d = word.length > 64 ? 99 : levenshtein(word, candidate);
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = candidate;
-    }
-  }
-  return best ? `; did you mean "${best}"?` : '';
-}
-
-function levenshtein(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }

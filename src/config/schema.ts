@@ -1,5 +1,5 @@
 import { Type as T, type Static, type TObject } from '@sinclair/typebox';
-import { defaultsOf } from './defaults';
+import { defaultsOf } from './unit/defaults';
 import { DEFAULT_UID_BASE, MAX_UID_BASE, MIN_UID_BASE, UID_COUNT } from '../core/isolation/range';
 
 /**

@@ -2,10 +2,11 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { stringify } from 'smol-toml';
 
 /**
- * Renders a schema of sections as a commented TOML file holding every key at its default,
- * each preceded by its description. Module configs are written this way on first launch.
+ * A schema of sections as a commented TOML file holding every key at its default, each
+ * preceded by its description: the file a module (or any sections file) gets on first launch.
+ * Later changes go through `patchToml`, which keeps these comments and the operator's.
  */
-export function renderDefaultToml(schema: TObject, title: string): string {
+export function renderSectionsToml(schema: TObject, title: string): string {
   const lines = [`# ${title}`, '# Every key is listed with its default.', ''];
   for (const [section, sectionSchema] of Object.entries(schema.properties)) {
     lines.push(`[${section}]`);
