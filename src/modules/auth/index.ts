@@ -2,7 +2,8 @@ import type { SvcModule } from '../module';
 import { AUTH_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { dashboardCommand } from './commands';
-import { AuthConfigSchema, type AuthConfig } from './config';
+import { asStatic } from '../../config/unit/sections';
+import { AuthConfigSchema } from './config';
 import { authDoctorSection } from './doctor';
 import { AUTH_MODULE_ERRORS } from './errors';
 import { authRoutes } from './routes';
@@ -22,7 +23,7 @@ export const authModule: SvcModule = {
   migrations: AUTH_MIGRATIONS,
   errors: AUTH_MODULE_ERRORS,
   init(ctx) {
-    const runtime = new AuthRuntime(ctx.kernel, ctx.config as unknown as AuthConfig, ctx.log);
+    const runtime = new AuthRuntime(ctx.kernel, asStatic(AuthConfigSchema, ctx.config), ctx.log);
     runtimes.set(ctx, runtime);
     ctx.kernel.modules.provide('sessions', runtime.sessions);
   },

@@ -1,3 +1,4 @@
+import { asStatic } from '../../config/unit/sections';
 import { t } from '../../http/t';
 import type { SvcModule } from '../module';
 import { PLAYERS_MANIFEST } from './manifest';
@@ -28,7 +29,7 @@ export const playersModule: SvcModule = {
   configSchema: ConfigSchema,
   migrations: [{ version: 1, name: 'players', sql: players0001 }],
   init(ctx) {
-    const days = ctx.config.players?.history_retention_days as number;
+    const days = asStatic(ConfigSchema, ctx.config).players.history_retention_days;
     const runtime = new PlayersRuntime(ctx.kernel, ctx.log, { historyRetentionDays: days });
     runtimes.set(ctx, runtime);
     // Core's GET /api/players answers from this roster instead of pinging the backends.
