@@ -45,3 +45,13 @@ export function parseTomlText(text: string): Record<string, unknown> {
     throw tomlSyntaxError(error);
   }
 }
+
+/** Parses TOML text; a syntax error is thrown as what `fail` makes of it (a file's own error class). */
+export function parseTomlOr(text: string, fail: (error: TomlSyntaxError) => Error): Record<string, unknown> {
+  try {
+    return parseTomlText(text);
+  } catch (error) {
+    if (error instanceof TomlSyntaxError) throw fail(error);
+    throw error;
+  }
+}

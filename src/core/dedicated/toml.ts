@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import { parse as parseToml, TomlError } from 'smol-toml';
+import { parseTomlOr } from '../../config/unit/toml-syntax';
 import { tomlString } from '../../config/patch';
 import { describeSchema, showValue } from '../../describe-schema';
 import { DEDICATED_FIELDS, DEDICATED_REQUIRED, dedicatedProblem, type Dedicated } from './model';
@@ -29,13 +29,7 @@ function renderValue(value: unknown): string {
  * `[dedicated] name`, else from the file name; both present must agree.
  */
 export function parseDedicatedToml(text: string, file: string, nameFromFile: string): { config: Dedicated; warnings: string[] } {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parseToml(text) as Record<string, unknown>;
-  } catch (error) {
-    const where = error instanceof TomlError ? `:${error.line}:${error.column}` : '';
-    throw new DedicatedFileError(`${file}${where}: malformed TOML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const raw = parseTomlOr(text, (error) => new DedicatedFileError(error.inFile(file)));
   const warnings: string[] = [];
   for (const key of Object.keys(raw)) if (key !== 'dedicated') warnings.push(`${file}: unknown top-level key ${key} (ignored)`);
   const table = raw.dedicated;

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import { parse as parseToml, TomlError } from 'smol-toml';
+import { parseTomlOr } from '../../config/unit/toml-syntax';
 import { tomlString } from '../../config/patch';
 import { describeSchema, showValue } from '../../describe-schema';
 import { crossFieldProblem, GROUP_FIELDS, GroupSchema, normalizeGroup, type Group } from './model';
@@ -39,13 +39,7 @@ function renderValue(value: unknown): string {
  * The name comes from `[group] name`, else from the file name; both present must agree.
  */
 export function parseGroupToml(text: string, file: string, nameFromFile: string): { group: Group; warnings: string[] } {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parseToml(text) as Record<string, unknown>;
-  } catch (error) {
-    const where = error instanceof TomlError ? `:${error.line}:${error.column}` : '';
-    throw new GroupFileError(`${file}${where}: malformed TOML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const raw = parseTomlOr(text, (error) => new GroupFileError(error.inFile(file)));
   const warnings: string[] = [];
   for (const key of Object.keys(raw)) if (key !== 'group') warnings.push(`${file}: unknown top-level key ${key} (ignored)`);
   const root = raw.group;

@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parse as parseToml, stringify } from 'smol-toml';
+import { stringify } from 'smol-toml';
+import { parseTomlOr } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { describeSchema, showValue } from '../../describe-schema';
 import type { Logger } from '../../log';
@@ -51,12 +52,7 @@ export class SettingsFile<S extends TObject> {
   }
 
   private parse(text: string): Static<S> {
-    let raw: unknown;
-    try {
-      raw = parseToml(text);
-    } catch (error) {
-      throw new Error(`malformed TOML: ${(error as Error).message.split('\n')[0]}`);
-    }
+    const raw = parseTomlOr(text, (error) => new Error(error.problem));
     const value = Value.Default(this.schema, mapKeys(raw, toCamel));
     const problem = Value.Errors(this.schema, value).First();
     if (problem) {

@@ -2,7 +2,8 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { diskFullCode } from '../../storage/disk-full';
 import { Value } from '@sinclair/typebox/value';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { parse, stringify } from 'smol-toml';
+import { stringify } from 'smol-toml';
+import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { describeSchema, showValue } from '../../describe-schema';
 import { ApiError } from '../../errors';
@@ -294,12 +295,10 @@ export type ParsedBackupToml = { ok: true; config: BackupConfig } | { ok: false;
 export function parseBackupToml(text: string): ParsedBackupToml {
   let raw: Record<string, unknown>;
   try {
-    raw = parse(text);
+    raw = parseTomlText(text);
   } catch (error) {
-    // smol-toml says where (line, column) beside a multi-line excerpt; the first line is the gist.
-    const { message, line, column } = error as Error & { line?: number; column?: number };
-    const reason = (message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '') || 'syntax error';
-    return { ok: false, problem: `not valid TOML: ${reason}${line ? ` at line ${line}, column ${column}` : ''}` };
+    if (error instanceof TomlSyntaxError) return { ok: false, problem: error.problem };
+    throw error;
   }
   try {
     const unknown = Object.keys(raw).find((key) => key !== 'backup');

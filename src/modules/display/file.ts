@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parse, stringify } from 'smol-toml';
+import { stringify } from 'smol-toml';
+import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { describeSchema, showValue } from '../../describe-schema';
 import { defaultSettings } from './defaults';
 import type { DisplaySettings } from './model';
@@ -68,12 +69,10 @@ export type ParsedDisplay = { ok: true; settings: DisplaySettings } | { ok: fals
 export function parseDisplayToml(text: string, groupName: string): ParsedDisplay {
   let raw: unknown;
   try {
-    raw = parse(text);
+    raw = parseTomlText(text);
   } catch (error) {
-    // smol-toml says where (line, column) beside a multi-line excerpt; the first line is the gist.
-    const { message, line, column } = error as Error & { line?: number; column?: number };
-    const reason = (message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '') || 'syntax error';
-    return { ok: false, problem: `not valid TOML: ${reason}${line ? ` at line ${line}, column ${column}` : ''}` };
+    if (error instanceof TomlSyntaxError) return { ok: false, problem: error.problem };
+    throw error;
   }
   const typeError = Value.Errors(FileSchema, raw).First();
   if (typeError) {

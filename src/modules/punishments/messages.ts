@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { ApiError } from '../../errors';
 import { Type, type Static } from '@sinclair/typebox';
-import { parse, stringify } from 'smol-toml';
+import { stringify } from 'smol-toml';
+import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { showValue } from '../../describe-schema';
 import { closedObject } from '../../http/schemas';
@@ -95,11 +96,10 @@ export function readMessages(file: string): MessagesLoad {
   }
   let raw: unknown;
   try {
-    raw = parse(text);
+    raw = parseTomlText(text);
   } catch (error) {
-    const { message, line, column } = error as Error & { line?: number; column?: number };
-    const reason = (message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '') || 'syntax error';
-    return { templates: { ...MESSAGE_DEFAULTS }, problem: `not valid TOML: ${reason}${line ? ` at line ${line}, column ${column}` : ''}` };
+    if (error instanceof TomlSyntaxError) return { templates: { ...MESSAGE_DEFAULTS }, problem: error.problem };
+    throw error;
   }
   const table = raw as Record<string, unknown>;
   const templates: MessageTemplates = { ...MESSAGE_DEFAULTS };

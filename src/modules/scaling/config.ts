@@ -1,4 +1,4 @@
-import { parse } from 'smol-toml';
+import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { parseClock, parseDay, type ScheduleRule } from './schedule';
 import { isValidTimeZone, type Weekday } from './zoned';
 
@@ -107,9 +107,10 @@ function rule(value: unknown, index: number, seen: Set<string>): ScheduleRule {
 export function parseScalingConfig(text: string, group: string, machineZone: string): ParsedScalingConfig {
   let root: Table;
   try {
-    root = parse(text) as Table;
+    root = parseTomlText(text);
   } catch (error) {
-    return { ok: false, problem: `is not valid TOML: ${(error as Error).message.split('\n')[0]}` };
+    if (error instanceof TomlSyntaxError) return { ok: false, problem: error.problem };
+    throw error;
   }
   try {
     onlyKeys(root, '', ['schedule', 'warmup', 'prediction']);
