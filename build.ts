@@ -37,7 +37,7 @@ export async function buildTarget(target: Target, outfile: string, options: { ve
   const result = await Bun.build({
     define: options.version ? { SVC_BUILD_VERSION: JSON.stringify(options.version) } : {},
     // Worker threads are entry points of their own (new Worker(new URL('./x.worker.ts', import.meta.url)) finds them in the binary).
-    entrypoints: [join(import.meta.dir, 'src/main.ts'), join(import.meta.dir, 'src/modules/backup/archive-writer.worker.ts')],
+    entrypoints: [join(import.meta.dir, 'src/main.ts'), join(import.meta.dir, 'src/modules/backup/archive/writer.worker.ts')],
     compile: {
       target: `bun-${target}` as Bun.Build.CompileTarget,
       outfile,

@@ -1,5 +1,5 @@
 /**
- * Backup archive benchmark: createArchive / verifyArchive (src/modules/backup/archive.ts) called
+ * Backup archive benchmark: createArchive / verifyArchive (src/modules/backup/archive/) called
  * in this process, against the system tools on the same tree in the same run.
  *
  *   Archive: a mixed tree (BENCH_BACKUP_GB, default 2 GB: ~20,000 small files of 1-64 KiB, half

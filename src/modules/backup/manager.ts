@@ -9,6 +9,7 @@ import { LOCAL_NODE } from '../../core/services/registry';
 import { RETENTION_CLASSES, type BackupConfig } from './config';
 import type { BackupRow, TargetType } from './model';
 import { planPrune } from './retention';
+import { insideRoots } from './restore-paths';
 import { defaultRestorePath, resolveUnits, restoreRoots, typesOf, type BackupUnit } from './sources';
 import type { BackupStore } from './store';
 import { monotonicNow, type Clock } from '../../core/time/monotonic';
@@ -285,7 +286,7 @@ export class BackupManager {
     if (row.status === 'RUNNING') throw new ApiError('BACKUP_IN_PROGRESS', `backup ${id} is still running`);
     const archive = this.archiveOf(row);
     const target = options.targetPath?.trim() ? resolve(this.kernel.dir, options.targetPath.trim()) : defaultRestorePath(this.kernel, row.targetType, row.targetName);
-    const { insideRoots, restoreArchive } = await restoreCode();
+    const { restoreArchive } = await restoreCode();
     if (!insideRoots(target, restoreRoots(this.kernel))) {
       throw new ApiError('BACKUP_RESTORE_FAILED', `targetPath must lie inside the controller's services, dedicated, templates, config, state or restore folders (a restore never writes over the live database)`, 400);
     }

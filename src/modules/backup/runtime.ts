@@ -77,8 +77,8 @@ export class BackupRuntime {
     // Staging folders sit beside their target: inside a root (a service folder) or beside it (the templates folder).
     const parents = [...new Set(restoreRoots(this.kernel).flatMap((root) => [root, dirname(root)]))].filter(holdsRestoreLeftovers);
     if (parents.length > 0) {
-      // The restorer's code loads only when an interrupted restore left something to undo.
-      const { recoverInterruptedRestores } = await import('./restore');
+      // The recovery's code loads only when an interrupted restore left something to undo.
+      const { recoverInterruptedRestores } = await import('./restore-recovery');
       for (const parent of parents) for (const line of recoverInterruptedRestores(parent)) this.log.warn({ folder: parent }, line);
     }
     this.scheduler.start();

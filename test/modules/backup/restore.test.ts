@@ -18,7 +18,9 @@ import { pipeline } from 'node:stream/promises';
 import { createZstdCompress } from 'node:zlib';
 import { pack, type Header } from 'tar-stream';
 import { ApiError } from '../../../src/errors';
-import { insideRoots, recoverInterruptedRestores, restoreArchive } from '../../../src/modules/backup/restore';
+import { restoreArchive } from '../../../src/modules/backup/restore';
+import { recoverInterruptedRestores } from '../../../src/modules/backup/restore-recovery';
+import { insideRoots } from '../../../src/modules/backup/restore-paths';
 import { tempDir, waitFor } from '../../support/controller';
 
 interface EntrySpec {

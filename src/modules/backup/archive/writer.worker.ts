@@ -1,14 +1,14 @@
 /**
  * The archive writer thread: zstd frames in (in archive order), hashed (the archive's SHA-256)
- * and written to the archive's fd. See archive.ts (ArchiveWriter) for why this is a thread and
- * how frames flow; the messages are in archive-writer-protocol.ts.
+ * and written to the archive's fd. See frame-writer.ts (ArchiveWriter) for why this is a thread and
+ * how frames flow; the messages are in writer-protocol.ts.
  *
- * The fdatasyncs on the way are the syncer thread's (archive.ts); this thread only fsyncs at the
+ * The fdatasyncs on the way are the syncer thread's (frame-writer.ts); this thread only fsyncs at the
  * end. Every `gcEvery` bytes a full collection frees the transferred frames, which the collector
  * would otherwise free late.
  */
 import { fsyncSync, writeSync } from 'node:fs';
-import type { FromWriter, ToWriter } from './archive-writer-protocol';
+import type { FromWriter, ToWriter } from './writer-protocol';
 
 declare const self: Worker;
 

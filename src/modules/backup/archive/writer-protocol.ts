@@ -1,4 +1,4 @@
-/** Messages between createArchive (main thread) and the archive writer thread (archive-writer.worker.ts). */
+/** Messages between createArchive (main thread) and the archive writer thread (writer.worker.ts). */
 
 /** Main thread → writer. */
 export type ToWriter =
