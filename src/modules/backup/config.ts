@@ -1,11 +1,11 @@
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { diskFullCode } from '../../storage/disk-full';
-import { Value } from '@sinclair/typebox/value';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { stringify } from 'smol-toml';
+import { documentDefaults, DocumentProblem, documentPath, isPlainTable, JSON_SPELLING, readDocument, TOML_SPELLING, type DocumentPath } from '../../config/unit/document';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
-import { describeSchema, showValue } from '../../describe-schema';
+import { showValue } from '../../describe-schema';
 import { ApiError } from '../../errors';
 import { canonicalTimeZone, isValidTimeZone, machineTimeZone, validateCron } from './cron';
 
@@ -36,31 +36,6 @@ export type TargetWord = (typeof TARGET_WORDS)[number];
 export const RETENTION_CLASSES = ['hourly', 'daily', 'weekly', 'monthly', 'manual'] as const;
 export type RetentionClass = (typeof RETENTION_CLASSES)[number];
 
-export interface BackupSchedule {
-  name: string;
-  cron: string;
-  retentionClass: RetentionClass;
-  targets: string[];
-}
-
-export interface BackupConfig {
-  enabled: boolean;
-  localDestination: string;
-  maxConcurrent: number;
-  compressionLevel: number;
-  compressionWorkers: number;
-  quiesceServices: boolean;
-  quiesceWaitSeconds: number;
-  /** IANA zone the schedules are evaluated in (default: the system's zone). */
-  timezone: string;
-  /** Database backups also carry data/auth/session.key (off by default). */
-  includeAuthKey: boolean;
-  scope: { services: boolean; dedicated: boolean; templates: boolean; controllerConfig: boolean; stateSync: boolean; database: boolean };
-  excludes: string[];
-  schedules: BackupSchedule[];
-  retention: { hourlyKeep: number; dailyKeep: number; weeklyKeep: number; monthlyKeep: number; keepManual: boolean; failedKeepDays: number };
-}
-
 export const SCHEDULE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const SCHEDULES_MAX = 64;
 const EXCLUDES_MAX = 256;
@@ -73,6 +48,85 @@ function systemTimeZone(): string {
   return isValidTimeZone(zone) ? zone : 'UTC';
 }
 
+const keep = (what: string, d: number) => Type.Integer({ minimum: 0, maximum: KEEP_MAX, default: d, description: `successful ${what} backups kept per target; older ones are deleted` });
+const literals = <W extends string>(words: readonly W[], options: { description?: string; default?: NoInfer<W> } = {}) => Type.Union(words.map((w) => Type.Literal(w)), options);
+/** Target words are typed as plain strings (callers pass lists of words around); the schema still refuses unknown ones. */
+const targetWord = Type.Union(TARGET_WORDS.map((w) => Type.Literal<string>(w)));
+
+/** One schedule; a missing class is "manual" and missing targets are ["all"] (as the reference read its file). */
+const ScheduleSchema = Type.Object(
+  {
+    name: Type.String({ pattern: SCHEDULE_NAME_PATTERN, description: 'unique (ignoring case); letters, digits, _ and -' }),
+    cron: Type.String({ maxLength: 128, description: 'minute hour day-of-month month day-of-week, in `timezone`; when both day fields are restricted a day matches either (POSIX)' }),
+    retentionClass: literals(RETENTION_CLASSES, { default: 'manual', description: `which retention budget its backups use: ${RETENTION_CLASSES.join(', ')} (default manual)` }),
+    targets: Type.Array(targetWord, { minItems: 1, maxItems: TARGET_WORDS.length, default: ['all'], description: `what it backs up: ${TARGET_WORDS.join(', ')} (default ["all"]: every type in scope)` }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The one source of the configuration's keys, types, limits and defaults (§6): the JSON shape
+ * (GET answer, PUT body, every field described; a PUT may leave any field out) and, spelt
+ * snake_case, the file's.
+ */
+export const BackupConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'false pauses the schedules; backups started by hand still run' }),
+    localDestination: Type.String({ minLength: 1, maxLength: 1024, default: 'data/backups', description: 'where archives are written; relative to the controller folder unless absolute' }),
+    maxConcurrent: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'backups that run at the same time' }),
+    compressionLevel: Type.Integer({ minimum: 1, maximum: 22, default: 3, description: 'zstd level' }),
+    compressionWorkers: Type.Integer({ minimum: 0, maximum: 64, default: 0, description: 'zstd worker threads; 0 = half the cores, at least 1' }),
+    quiesceServices: Type.Boolean({ default: true, description: 'flush running servers and pause their saving (save-off) while they are archived' }),
+    quiesceWaitSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 2, description: 'seconds to wait after `save-all flush`' }),
+    timezone: Type.String({ minLength: 1, maxLength: 64, default: systemTimeZone(), description: 'IANA time zone the schedules run in, e.g. Europe/Berlin (default: the system zone)' }),
+    includeAuthKey: Type.Boolean({
+      default: false,
+      description:
+        'database backups also carry the dashboard-login key data/auth/session.key, so a restore keeps TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP seed (back the key up separately instead)',
+    }),
+    scope: Type.Object(
+      {
+        services: Type.Boolean({ default: true, description: 'game servers (not dedicated)' }),
+        dedicated: Type.Boolean({ default: true, description: 'dedicated services' }),
+        templates: Type.Boolean({ default: true, description: 'the templates folder' }),
+        controllerConfig: Type.Boolean({ default: true, description: "the controller's config folder" }),
+        stateSync: Type.Boolean({ default: true, description: 'synced service state' }),
+        database: Type.Boolean({ default: true, description: "a copy of the controller's database" }),
+      },
+      { additionalProperties: false, description: 'the types the target "all" covers' },
+    ),
+    excludes: Type.Array(Type.String({ minLength: 1, maxLength: PATTERN_MAX }), {
+      maxItems: EXCLUDES_MAX,
+      default: ['logs/**', 'crash-reports/**', '*.log', '*.log.gz', 'cache/**', 'tmp/**', '*.lock', 'session.lock', '*/region/*.mca.tmp', 'config/bStats/**', 'plugins/bStats/**'],
+      description: 'globs matched against a file name or its path inside the source; an empty list leaves nothing out',
+    }),
+    schedules: Type.Array(ScheduleSchema, {
+      maxItems: SCHEDULES_MAX,
+      default: [
+        { name: 'hourly', cron: '0 * * * *', retentionClass: 'hourly', targets: ['services', 'dedicated', 'database'] },
+        { name: 'daily', cron: '0 3 * * *', retentionClass: 'daily', targets: ['all'] },
+        { name: 'weekly', cron: '0 4 * * 0', retentionClass: 'weekly', targets: ['all'] },
+      ],
+      description: 'when backups run by themselves',
+    }),
+    retention: Type.Object(
+      {
+        hourlyKeep: keep('hourly', 24),
+        dailyKeep: keep('daily', 7),
+        weeklyKeep: keep('weekly', 4),
+        monthlyKeep: keep('monthly', 3),
+        keepManual: Type.Boolean({ default: true, description: 'true: manual backups are never pruned' }),
+        failedKeepDays: Type.Integer({ minimum: 0, maximum: FAILED_DAYS_MAX, default: 7, description: 'failed records older than this many days are removed; 0 keeps them' }),
+      },
+      { additionalProperties: false, description: 'how many backups are kept per target and class' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type BackupConfig = Static<typeof BackupConfigSchema>;
+export type BackupSchedule = Static<typeof ScheduleSchema>;
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const inner of Object.values(value)) deepFreeze(inner);
@@ -81,163 +135,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** §6 defaults (frozen: take a copy with `structuredClone` to change one). */
-export const BACKUP_DEFAULTS: BackupConfig = deepFreeze({
-  enabled: true,
-  localDestination: 'data/backups',
-  maxConcurrent: 2,
-  compressionLevel: 3,
-  compressionWorkers: 0,
-  quiesceServices: true,
-  quiesceWaitSeconds: 2,
-  timezone: systemTimeZone(),
-  includeAuthKey: false,
-  scope: { services: true, dedicated: true, templates: true, controllerConfig: true, stateSync: true, database: true },
-  excludes: ['logs/**', 'crash-reports/**', '*.log', '*.log.gz', 'cache/**', 'tmp/**', '*.lock', 'session.lock', '*/region/*.mca.tmp', 'config/bStats/**', 'plugins/bStats/**'],
-  schedules: [
-    { name: 'hourly', cron: '0 * * * *', retentionClass: 'hourly', targets: ['services', 'dedicated', 'database'] },
-    { name: 'daily', cron: '0 3 * * *', retentionClass: 'daily', targets: ['all'] },
-    { name: 'weekly', cron: '0 4 * * 0', retentionClass: 'weekly', targets: ['all'] },
-  ],
-  retention: { hourlyKeep: 24, dailyKeep: 7, weeklyKeep: 4, monthlyKeep: 3, keepManual: true, failedKeepDays: 7 },
-});
-
-/** What a schedule entry lacking these fields gets; `name` and `cron` have no default. */
-const SCHEDULE_FALLBACK = { retentionClass: 'manual', targets: ['all'] };
-
-const keep = (what: string) => Type.Integer({ minimum: 0, maximum: KEEP_MAX, description: `successful ${what} backups kept per target; older ones are deleted` });
-const literals = (words: readonly string[], description?: string) => Type.Union(words.map((w) => Type.Literal(w)), description ? { description } : {});
-
-const ScheduleSchema = Type.Object(
-  {
-    name: Type.String({ pattern: SCHEDULE_NAME_PATTERN, description: 'unique (ignoring case); letters, digits, _ and -' }),
-    cron: Type.String({ maxLength: 128, description: 'minute hour day-of-month month day-of-week, in `timezone`; when both day fields are restricted a day matches either (POSIX)' }),
-    retentionClass: literals(RETENTION_CLASSES, `which retention budget its backups use: ${RETENTION_CLASSES.join(', ')} (default manual)`),
-    targets: Type.Array(literals(TARGET_WORDS), { minItems: 1, maxItems: TARGET_WORDS.length, description: `what it backs up: ${TARGET_WORDS.join(', ')} (default ["all"]: every type in scope)` }),
-  },
-  { additionalProperties: false },
-);
-
-/** The JSON shape (GET answer, PUT body), every field described; a PUT may leave any field out. */
-export const BackupConfigSchema: TObject = Type.Object(
-  {
-    enabled: Type.Boolean({ description: 'false pauses the schedules; backups started by hand still run' }),
-    localDestination: Type.String({ minLength: 1, maxLength: 1024, description: 'where archives are written; relative to the controller folder unless absolute' }),
-    maxConcurrent: Type.Integer({ minimum: 1, maximum: 32, description: 'backups that run at the same time' }),
-    compressionLevel: Type.Integer({ minimum: 1, maximum: 22, description: 'zstd level' }),
-    compressionWorkers: Type.Integer({ minimum: 0, maximum: 64, description: 'zstd worker threads; 0 = half the cores, at least 1' }),
-    quiesceServices: Type.Boolean({ description: 'flush running servers and pause their saving (save-off) while they are archived' }),
-    quiesceWaitSeconds: Type.Integer({ minimum: 0, maximum: 60, description: 'seconds to wait after `save-all flush`' }),
-    timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone the schedules run in, e.g. Europe/Berlin (default: the system zone)' }),
-    includeAuthKey: Type.Boolean({
-      description:
-        'database backups also carry the dashboard-login key data/auth/session.key, so a restore keeps TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP seed (back the key up separately instead)',
-    }),
-    scope: Type.Object(
-      {
-        services: Type.Boolean({ description: 'game servers (not dedicated)' }),
-        dedicated: Type.Boolean({ description: 'dedicated services' }),
-        templates: Type.Boolean({ description: 'the templates folder' }),
-        controllerConfig: Type.Boolean({ description: "the controller's config folder" }),
-        stateSync: Type.Boolean({ description: 'synced service state' }),
-        database: Type.Boolean({ description: "a copy of the controller's database" }),
-      },
-      { additionalProperties: false, description: 'the types the target "all" covers' },
-    ),
-    excludes: Type.Array(Type.String({ minLength: 1, maxLength: PATTERN_MAX }), { maxItems: EXCLUDES_MAX, description: 'globs matched against a file name or its path inside the source; an empty list leaves nothing out' }),
-    schedules: Type.Array(ScheduleSchema, { maxItems: SCHEDULES_MAX, description: 'when backups run by themselves' }),
-    retention: Type.Object(
-      {
-        hourlyKeep: keep('hourly'),
-        dailyKeep: keep('daily'),
-        weeklyKeep: keep('weekly'),
-        monthlyKeep: keep('monthly'),
-        keepManual: Type.Boolean({ description: 'true: manual backups are never pruned' }),
-        failedKeepDays: Type.Integer({ minimum: 0, maximum: FAILED_DAYS_MAX, description: 'failed records older than this many days are removed; 0 keeps them' }),
-      },
-      { additionalProperties: false, description: 'how many backups are kept per target and class' },
-    ),
-  },
-  { additionalProperties: false },
-);
+/** §6 defaults, read from the schema (frozen: take a copy with `structuredClone` to change one). */
+export const BACKUP_DEFAULTS: BackupConfig = deepFreeze(documentDefaults(BackupConfigSchema));
 
 // ---------------------------------------------------------------------------------------------
-// Reading: one walker over the schema for a PUT body and for the file.
-
-/** Field names as the schema spells them, list indexes, and `{ raw }` for a key as the source spelt it. */
-type Path = (string | number | { raw: string })[];
-
-class Problem extends Error {
-  constructor(
-    readonly path: Path,
-    readonly what: string,
-  ) {
-    super(what);
-  }
-}
-
-/** How a source spells keys: JSON uses the schema's names, the file snake_case. */
-type Spell = (key: string) => string;
-const asJson: Spell = (key) => key;
-const asToml: Spell = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-/** `schedules[1].cron`; the whole body is "body". */
-function jsonPath(path: Path): string {
-  if (path.length === 0) return 'body';
-  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${typeof part === 'string' ? part : part.raw}`)).join('');
-}
-
-/** `backup.schedules[1].retention_class`, `backup.excludes.patterns[2]`. */
-function tomlPath(path: Path): string {
-  return ['backup', ...path]
-    .map((part, i) => {
-      if (typeof part === 'number') return `[${part}]`;
-      const key = typeof part !== 'string' ? part.raw : part === 'excludes' && i === 1 ? 'excludes.patterns' : asToml(part);
-      return `${i === 0 ? '' : '.'}${key}`;
-    })
-    .join('');
-}
-
-const isTable = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && [null, Object.prototype].includes(Object.getPrototypeOf(value));
-
-const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
-
-/**
- * The value at `path` as the schema wants it: a missing key takes the fallback's value (or is
- * required when the fallback has none), an unknown key is refused.
- */
-function walk(schema: TSchema, value: unknown, fallback: unknown, path: Path, spell: Spell): unknown {
-  const s = schema as TSchema & Record<string, unknown>;
-  if (s.type === 'object') {
-    if (!isTable(value)) throw new Problem(path, `must be ${spell === asToml ? 'a table' : 'an object'}, got ${showValue(value)}`);
-    const properties = s.properties as Record<string, TSchema>;
-    const known = new Map(Object.keys(properties).map((key) => [spell(key), key]));
-    for (const key of Object.keys(value)) {
-      if (!known.has(key)) throw new Problem([...path, { raw: key }], `is not a known key; the keys are ${[...known.keys()].join(', ')}`);
-    }
-    const out: Record<string, unknown> = {};
-    const fallbackTable = isTable(fallback) ? fallback : {};
-    for (const [key, property] of Object.entries(properties)) {
-      const given = value[spell(key)];
-      if (given === undefined) {
-        if (!(key in fallbackTable)) throw new Problem([...path, key], 'is required');
-        out[key] = structuredClone(fallbackTable[key]);
-      } else out[key] = walk(property, given, fallbackTable[key], [...path, key], spell);
-    }
-    return out;
-  }
-  if (s.type === 'array') {
-    if (!Array.isArray(value)) throw new Problem(path, `must be a list, got ${showValue(value)}`);
-    if (typeof s.minItems === 'number' && value.length < s.minItems) throw new Problem(path, `must have at least ${entries(s.minItems)}`);
-    if (typeof s.maxItems === 'number' && value.length > s.maxItems) throw new Problem(path, `must have at most ${entries(s.maxItems)}, got ${value.length}`);
-    const items = s.items as TSchema;
-    const itemFallback = items === ScheduleSchema ? SCHEDULE_FALLBACK : undefined;
-    return value.map((item, i) => walk(items, item, itemFallback, [...path, i], spell));
-  }
-  if (!Value.Check(schema, value)) throw new Problem(path, `must be ${describeSchema(schema)}, got ${showValue(value)}`);
-  return value;
-}
+// Reading: the config-file unit's document reader, for a PUT body (camelCase) and the file (snake_case).
 
 /** No line breaks or other control characters, and no lone surrogate (TOML cannot hold one). */
 function textProblem(value: string): string | null {
@@ -249,30 +151,26 @@ function textProblem(value: string): string | null {
 /** The rules the schema cannot say; returns the config with the zone in its canonical spelling. */
 function crossCheck(config: BackupConfig): BackupConfig {
   const destination = textProblem(config.localDestination) ?? (config.localDestination.trim() === '' ? 'must not be blank' : null);
-  if (destination) throw new Problem(['localDestination'], destination);
-  if (!isValidTimeZone(config.timezone)) throw new Problem(['timezone'], `must be an IANA time zone like "Europe/Berlin" or "UTC", got ${showValue(config.timezone)}`);
+  if (destination) throw new DocumentProblem(['localDestination'], destination);
+  if (!isValidTimeZone(config.timezone)) throw new DocumentProblem(['timezone'], `must be an IANA time zone like "Europe/Berlin" or "UTC", got ${showValue(config.timezone)}`);
   config.timezone = canonicalTimeZone(config.timezone);
   for (const [i, pattern] of config.excludes.entries()) {
     const problem = textProblem(pattern);
-    if (problem) throw new Problem(['excludes', i], problem);
+    if (problem) throw new DocumentProblem(['excludes', i], problem);
   }
   const seen = new Map<string, number>();
   for (const [i, schedule] of config.schedules.entries()) {
     const first = seen.get(schedule.name.toLowerCase());
-    if (first !== undefined) throw new Problem(['schedules', i, 'name'], `"${schedule.name}" is already the name of schedules[${first}] (names are unique, ignoring case)`);
+    if (first !== undefined) throw new DocumentProblem(['schedules', i, 'name'], `"${schedule.name}" is already the name of schedules[${first}] (names are unique, ignoring case)`);
     seen.set(schedule.name.toLowerCase(), i);
     try {
       validateCron(schedule.cron);
     } catch (error) {
-      throw new Problem(['schedules', i, 'cron'], `${JSON.stringify(schedule.cron)}: ${(error as Error).message}`);
+      throw new DocumentProblem(['schedules', i, 'cron'], `${JSON.stringify(schedule.cron)}: ${(error as Error).message}`);
     }
     schedule.targets = [...new Set(schedule.targets)];
   }
   return config;
-}
-
-function readConfig(body: unknown, spell: Spell): BackupConfig {
-  return crossCheck(walk(BackupConfigSchema, body, BACKUP_DEFAULTS, [], spell) as BackupConfig);
 }
 
 /**
@@ -282,11 +180,17 @@ function readConfig(body: unknown, spell: Spell): BackupConfig {
  */
 export function parseBackupConfig(body: unknown): BackupConfig {
   try {
-    return readConfig(body, asJson);
+    return crossCheck(readDocument(BackupConfigSchema, body, JSON_SPELLING));
   } catch (error) {
-    if (error instanceof Problem) throw new ApiError('BACKUP_CONFIG_INVALID', `${jsonPath(error.path)}: ${error.what}`, 400);
+    if (error instanceof DocumentProblem) throw new ApiError('BACKUP_CONFIG_INVALID', `${documentPath(error.path, JSON_SPELLING) || 'body'}: ${error.what}`, 400);
     throw error;
   }
+}
+
+/** `backup.schedules[1].retention_class`; the file nests the exclude list one level deeper (`backup.excludes.patterns[2]`). */
+function filePath(path: DocumentPath): string {
+  const [first, ...rest] = path;
+  return documentPath(first === 'excludes' ? [{ raw: 'excludes.patterns' }, ...rest] : path, TOML_SPELLING, 'backup');
 }
 
 export type ParsedBackupToml = { ok: true; config: BackupConfig } | { ok: false; problem: string };
@@ -304,19 +208,19 @@ export function parseBackupToml(text: string): ParsedBackupToml {
     const unknown = Object.keys(raw).find((key) => key !== 'backup');
     if (unknown !== undefined) return { ok: false, problem: `${unknown} is not a known key; everything goes under [backup]` };
     const table = raw.backup ?? {};
-    if (!isTable(table)) throw new Problem([], `must be a table, got ${showValue(table)}`);
+    if (!isPlainTable(table)) throw new DocumentProblem([], `must be a table, got ${showValue(table)}`);
     // The file nests the exclude list one level deeper: [backup.excludes] patterns = [...].
     const body: Record<string, unknown> = { ...table };
     if (table.excludes !== undefined) {
       const excludes = table.excludes;
-      if (!isTable(excludes)) return { ok: false, problem: `backup.excludes must be a table with the key patterns, got ${showValue(excludes)}` };
+      if (!isPlainTable(excludes)) return { ok: false, problem: `backup.excludes must be a table with the key patterns, got ${showValue(excludes)}` };
       const other = Object.keys(excludes).find((key) => key !== 'patterns');
       if (other !== undefined) return { ok: false, problem: `backup.excludes.${other} is not a known key; the keys are patterns` };
       body.excludes = excludes.patterns;
     }
-    return { ok: true, config: readConfig(body, asToml) };
+    return { ok: true, config: crossCheck(readDocument(BackupConfigSchema, body, TOML_SPELLING)) };
   } catch (error) {
-    if (error instanceof Problem) return { ok: false, problem: `${tomlPath(error.path)} ${error.what}` };
+    if (error instanceof DocumentProblem) return { ok: false, problem: `${filePath(error.path)} ${error.what}` };
     throw error;
   }
 }
