@@ -4,6 +4,7 @@ import { stringify } from 'smol-toml';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { describeSchema, showValue } from '../../describe-schema';
 import { defaultSettings } from './defaults';
+import { overlaySettings } from './merge';
 import type { DisplaySettings } from './model';
 import { firstProblem, tomlKey } from './rules';
 
@@ -85,32 +86,9 @@ export function parseDisplayToml(text: string, groupName: string): ParsedDisplay
   return { ok: true, settings };
 }
 
+/** The file's settings over the group's defaults; the file spells keys snake_case, and a table given (even empty) replaces its map. */
 function fromFile(file: DisplayFile, groupName: string): DisplaySettings {
-  const d = defaultSettings(groupName);
-  const { sign = {}, npc = {}, states } = file.display ?? {};
-  const { inventory = {} } = npc;
-  return {
-    sign: {
-      line1: sign.line1 ?? d.sign.line1,
-      line2: sign.line2 ?? d.sign.line2,
-      line3: sign.line3 ?? d.sign.line3,
-      line4Online: sign.line4_online ?? d.sign.line4Online,
-      line4Offline: sign.line4_offline ?? d.sign.line4Offline,
-    },
-    npc: {
-      displayName: npc.display_name ?? d.npc.displayName,
-      subtitle: npc.subtitle ?? d.npc.subtitle,
-      subtitleOffline: npc.subtitle_offline ?? d.npc.subtitleOffline,
-      floatingItem: npc.floating_item ?? d.npc.floatingItem,
-      // A table that is there but empty means "none": only a missing table takes the defaults.
-      statusItems: npc.status_items ?? d.npc.statusItems,
-      inventory: {
-        title: inventory.title ?? d.npc.inventory.title,
-        size: inventory.size ?? d.npc.inventory.size,
-        itemName: inventory.item_name ?? d.npc.inventory.itemName,
-        itemLore: inventory.item_lore ?? d.npc.inventory.itemLore,
-      },
-    },
-    states: states ?? d.states,
-  };
+  return overlaySettings(defaultSettings(groupName), file.display, { keyOf: snakeCase, maps: 'replace' });
 }
+
+const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
