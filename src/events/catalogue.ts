@@ -1,13 +1,15 @@
 /**
- * Every event type of both spec documents with its data keys. Events are values: a type from
- * this table plus a flat map of its keys, published after the state change is durable.
+ * Core's event types (both spec documents) with their data keys. Events are values: a type
+ * from a catalogue plus a flat map of its keys, published after the state change is durable.
+ * A module's events are declared in its own folder (src/modules/<id>/events.ts, through
+ * module-events.ts) and registered here; core's code names none of them.
  *
  * `audit` decides what the audit log keeps: `always` (operator-facing changes), `actor` (only
  * when a person or API caller caused it, not the controller itself), or `never`.
  */
-type KeySpec = Readonly<Record<string, 'required' | 'optional'>>;
-type AuditRule = 'always' | 'actor' | 'never';
-interface EventSpec {
+export type KeySpec = Readonly<Record<string, 'required' | 'optional'>>;
+export type AuditRule = 'always' | 'actor' | 'never';
+export interface EventSpec {
   readonly keys: KeySpec;
   readonly audit: AuditRule;
   /** The module that owns the event (module events carry moduleId in their data). */
@@ -16,14 +18,19 @@ interface EventSpec {
   readonly openKeys?: true;
   /** The data key the audit log shows as the target, where the generic preference order would pick the wrong one. */
   readonly auditTarget?: string;
+  /**
+   * `proxy`: the event carries a secret meant for the proxy (a live login link): the event
+   * stream gives it only to the master token and the proxies' own credentials, and consoles
+   * never show it. Absent: every subscriber the stream admits hears it.
+   */
+  readonly audience?: 'proxy';
 }
 
-const R = 'required' as const;
-const O = 'optional' as const;
+export const R = 'required' as const;
+export const O = 'optional' as const;
 const ev = <K extends KeySpec>(keys: K, audit: AuditRule = 'never', extra: Partial<EventSpec> = {}) => ({ keys, audit, ...extra });
-const mod = <K extends KeySpec>(module: string, keys: K, audit: AuditRule = 'always', extra: Partial<EventSpec> = {}) => ({ keys: { ...keys, moduleId: O }, audit, module, ...extra });
 
-export const EVENT_CATALOGUE = {
+export const CORE_EVENTS = {
   SERVICE_STARTING: ev({ service: R, group: R, port: R }, 'actor'),
   SERVICE_READY: ev({ service: R, group: R }),
   SERVICE_DRAINING: ev({ service: R, group: R }, 'actor'),
@@ -92,48 +99,19 @@ export const EVENT_CATALOGUE = {
   DASHBOARD_LOGIN_SUCCEEDED: ev({ uuid: R, name: R, method: R, totpUsed: R, ip: O, sessionId: O }, 'always'),
   DASHBOARD_LOGIN_FAILED: ev({ reason: R, uuid: O, ip: O }, 'always'),
   DASHBOARD_SESSION_REVOKED: ev({ uuid: R, sessionId: O, scope: R, count: R, ip: O }, 'always'),
-
-  // Module events (module-event envelope, unwrapped on the wire).
-  PERMISSION_GROUP_CREATED: mod('perms', { group: R }),
-  PERMISSION_GROUP_UPDATED: mod('perms', { group: R }),
-  PERMISSION_GROUP_DELETED: mod('perms', { group: R }),
-  PLAYER_PERMISSIONS_UPDATED: mod('perms', { uuid: R, player: R }),
-  PERMISSION_TRACK_CREATED: mod('perms', { track: R }),
-  PERMISSION_TRACK_DELETED: mod('perms', { track: R }),
-  PLAYER_PROMOTED: mod('perms', { uuid: R, player: R, track: R, newGroup: R }),
-  PLAYER_DEMOTED: mod('perms', { uuid: R, player: R, track: R, newGroup: R }),
-  // Audited under the punished player's name (the id and the rest are in the details).
-  PUNISHMENT_ISSUED: mod(
-    'punishments',
-    { id: R, type: R, target: R, targetUuid: R, issuer: R, reason: R, expiresAt: R, scope: R, scopeTarget: O, kickMessage: O },
-    'always',
-    { auditTarget: 'target' },
-  ),
-  PUNISHMENT_REVOKED: mod('punishments', { id: R, type: R, target: R, revokedBy: R, reason: R }, 'always', { auditTarget: 'target' }),
-  PUNISHMENT_EXPIRED: mod('punishments', { id: R, type: R, target: R }, 'always', { auditTarget: 'target' }),
-  BACKUP_STARTED: mod('backup', { id: R, targetType: R, targetName: R, triggeredBy: R }, 'always', { auditTarget: 'targetName' }),
-  BACKUP_COMPLETED: mod('backup', { id: R, targetName: R, sizeBytes: R, durationMs: R, status: R }, 'always', { auditTarget: 'targetName' }),
-  BACKUP_FAILED: mod('backup', { id: R, targetName: R, reason: R }, 'always', { auditTarget: 'targetName' }),
-  BACKUP_RESTORED: mod('backup', { id: R, targetName: R, targetPath: R, triggeredBy: R }, 'always', { auditTarget: 'targetName' }),
-  BACKUP_PRUNED: mod('backup', { count: R, freedBytes: R, scheduleClass: R }, 'always', { auditTarget: 'scheduleClass' }),
-  SMART_SCHEDULE: mod('scaling', { group: R, rule: R, started: R, min: R }, 'never'),
-  SMART_WARMUP: mod('scaling', { group: R, rule: R, started: R, min: R }, 'never'),
-  SMART_PREDICTION: mod('scaling', { group: R, predicted: R, started: R, samples: R }, 'never'),
-  RESOURCE_PACK_CREATED: mod('resourcepacks', { id: R, name: R, source: R }),
-  RESOURCE_PACK_DELETED: mod('resourcepacks', { id: R, name: R }),
-  // Audited under the pack (scope and target are in the details).
-  RESOURCE_PACK_ASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }, 'always', { auditTarget: 'packId' }),
-  RESOURCE_PACK_UNASSIGNED: mod('resourcepacks', { packId: R, scope: R, target: R }, 'always', { auditTarget: 'packId' }),
-  RESOURCE_PACK_STATUS: mod('resourcepacks', { player: R, pack: R, status: R }, 'never'),
-  DISPLAY_UPDATED: mod('display', { group: R }),
-  // Carries a live login link: never audited, and only master-token subscribers (the proxy) hear it.
-  AUTH_MAGIC_LINK_DELIVERY: mod('auth', { uuid: R, name: R, url: R, ttl: R, expiresAt: R }, 'never'),
 } as const satisfies Record<string, EventSpec>;
 
-export type EventType = keyof typeof EVENT_CATALOGUE;
+/**
+ * The events modules declare, merged in by each module's events.ts (`declare module`), so a
+ * module's publish is typed like core's. Empty here: core knows no module's event.
+ */
+export interface ModuleEventCatalogue {}
+
+type Catalogue = typeof CORE_EVENTS & ModuleEventCatalogue;
+export type EventType = keyof Catalogue & string;
 export type EventValue = string | number | boolean;
 
-type Keys<T extends EventType> = (typeof EVENT_CATALOGUE)[T]['keys'];
+type Keys<T extends EventType> = Catalogue[T] extends { readonly keys: infer K } ? K : never;
 type RequiredKeys<T extends EventType> = { [K in keyof Keys<T>]: Keys<T>[K] extends 'required' ? K : never }[keyof Keys<T>];
 type OptionalKeys<T extends EventType> = Exclude<keyof Keys<T>, RequiredKeys<T>>;
 
@@ -154,6 +132,22 @@ export interface SvcEvent {
   actor: Actor;
 }
 
+/** Module events registered so far (module-events.ts registers a module's table when it is declared). */
+const moduleEvents = new Map<string, EventSpec & { readonly module: string }>();
+
+/**
+ * Makes a module's events known to the bus and the audit log. Registering the same table again
+ * is a no-op; an event type core or another module already has is refused (a programming error).
+ */
+export function registerModuleEvents(events: Readonly<Record<string, EventSpec & { readonly module: string }>>): void {
+  for (const [type, spec] of Object.entries(events)) {
+    if (type in CORE_EVENTS) throw new Error(`event ${type} of module ${spec.module} is already a core event`);
+    const known = moduleEvents.get(type);
+    if (known && known.module !== spec.module) throw new Error(`event ${type} is declared by both module ${known.module} and module ${spec.module}`);
+    moduleEvents.set(type, spec);
+  }
+}
+
 export function specOf(type: string): EventSpec | undefined {
-  return (EVENT_CATALOGUE as Record<string, EventSpec>)[type];
+  return (CORE_EVENTS as Record<string, EventSpec>)[type] ?? moduleEvents.get(type);
 }

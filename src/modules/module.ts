@@ -8,6 +8,7 @@ import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import type { Migration } from '../storage/migrate';
 import type { DoctorSection } from '../core/doctor/model';
+import type { EventSpec } from '../events/catalogue';
 
 /**
  * What the dashboard needs to show a module: its sidebar entry (title, icon: a lucide icon
@@ -25,12 +26,9 @@ export interface ModuleContext {
   dir: string;
 }
 
-/**
- * An optional feature of the controller, as a plain object. The registry applies its
- * migrations (numbered in the module's own scope), registers its error codes, loads its
- * config file (written with defaults on first launch), calls init, mounts its routes, and
- * calls stop in reverse order at shutdown.
- */
+/** One of a module's events as the bus and the audit log read it. */
+export type ModuleEventSpec = EventSpec & { readonly module: string };
+
 /** What is known of a module without loading its code: enough to list, install and uninstall it. */
 export interface ModuleManifest {
   id: string;
@@ -38,6 +36,13 @@ export interface ModuleManifest {
   version: string;
   description: string;
   dashboard?: DashboardManifest;
+  /**
+   * The module's error codes with their HTTP statuses (its errors.ts, made with `moduleErrors`).
+   * Part of the manifest: the codes are known, installed or not, before the code loads.
+   */
+  errors?: Readonly<Record<string, number>>;
+  /** The module's events (its events.ts, made with `moduleEvents`): data keys, audit rule, owner. */
+  events?: Readonly<Record<string, ModuleEventSpec>>;
 }
 
 /**
@@ -51,6 +56,12 @@ export interface LazyModule extends ModuleManifest {
 /** What the registry is given: a module, or one to load when it is installed. */
 export type ModuleEntry = SvcModule | LazyModule;
 
+/**
+ * An optional feature of the controller, as a plain object. The registry applies its
+ * migrations (numbered in the module's own scope), registers its error codes and events, loads its
+ * config file (written with defaults on first launch), calls init, mounts its routes, and
+ * calls stop in reverse order at shutdown.
+ */
 export interface SvcModule {
   /** Lower-case, stable: the migration scope, the config folder, and `moduleId` on events. */
   id: string;
@@ -59,8 +70,10 @@ export interface SvcModule {
   description: string;
   configSchema?: SectionsSchema;
   migrations?: readonly Migration[];
-  /** Error codes the module adds, with their HTTP statuses. */
-  errors?: Record<string, number>;
+  /** Error codes the module adds, with their HTTP statuses (see ModuleManifest). */
+  errors?: Readonly<Record<string, number>>;
+  /** Events the module publishes (see ModuleManifest); each names this module as its owner. */
+  events?: Readonly<Record<string, ModuleEventSpec>>;
   dashboard?: DashboardManifest;
   init?(ctx: ModuleContext): void | Promise<void>;
   /**

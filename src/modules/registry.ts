@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { ApiError } from '../errors';
 import { join } from 'node:path';
 import { registerErrorCodes } from '../errors';
+import { registerModuleEvents } from '../events/catalogue';
 import { ConfigError } from '../config/unit/config-error';
 import { SectionsFile, type SectionsSchema } from '../config/unit/sections-file';
 import { fail } from '../core/doctor/model';
@@ -42,6 +43,9 @@ export class ModuleRegistry implements ModuleHost {
       if (m.id === 'core') throw new Error('module id "core" is reserved for the core schema');
       if (seen.has(m.id)) throw new Error(`module "${m.id}" registered twice`);
       seen.add(m.id);
+      // Every compiled-in module's codes and events are known, installed or not: a client may
+      // meet them (and the audit log may hold them) whichever modules this start loads.
+      registerContract(m);
     }
   }
 
@@ -68,7 +72,7 @@ export class ModuleRegistry implements ModuleHost {
         log.error({ err: error }, `module "${entry.id}" could not be loaded; it is off until the next start, the rest runs on`);
         continue;
       }
-      if (module.errors) registerErrorCodes(module.errors);
+      registerContract(module);
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
       const config = module.configSchema ? this.loadConfig(module, module.configSchema, dir, log) : {};
@@ -231,4 +235,17 @@ export class ModuleRegistry implements ModuleHost {
     this.started.length = 0;
     this.provided.clear();
   }
+}
+
+/**
+ * Makes a module's declared codes and events known (again: registering is idempotent). Each of
+ * its events must name it as the owner, which `moduleEvents(id, ...)` does.
+ */
+function registerContract(module: ModuleManifest): void {
+  if (module.errors) registerErrorCodes(module.errors);
+  if (!module.events) return;
+  for (const [type, spec] of Object.entries(module.events)) {
+    if (spec.module !== module.id) throw new Error(`module "${module.id}" declares event ${type}, which names module "${spec.module}" as its owner`);
+  }
+  registerModuleEvents(module.events);
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { OUTPUT_KINDS, type OutputLine } from '../core/commands/command';
+import { specOf } from '../events/catalogue';
 
 /**
  * The frames of `/api/console/stream`, both ways. The controller validates every inbound
@@ -53,8 +54,13 @@ export function outputFrame(id: string, { kind, text }: OutputLine): OutputFrame
   return { type: 'output', id, kind, text, line: { type: kind, text } };
 }
 
+const TOO_FREQUENT: ReadonlySet<string> = new Set(['NODE_HEARTBEAT', 'STRESS_TEST_UPDATED']);
+
 /**
  * Events kept off consoles: the too frequent ones (the spec keeps them off this channel), and
- * the magic-link delivery, which carries a live login link meant only for the proxy.
+ * those meant only for the proxy (a module's event declared with audience `proxy`: the
+ * magic-link delivery carries a live login link).
  */
-export const EVENTS_NOT_FORWARDED: ReadonlySet<string> = new Set(['NODE_HEARTBEAT', 'STRESS_TEST_UPDATED', 'AUTH_MAGIC_LINK_DELIVERY']);
+export const EVENTS_NOT_FORWARDED: Pick<ReadonlySet<string>, 'has'> = {
+  has: (type) => TOO_FREQUENT.has(type) || specOf(type)?.audience === 'proxy',
+};

@@ -1,6 +1,6 @@
 import type { Kernel } from '../kernel';
 import type { SocketHub } from './socket-hub';
-import type { SvcEvent } from '../events/catalogue';
+import { specOf, type SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
 import type { Principal } from '../http/auth';
 import type { Heartbeat } from './heartbeat';
@@ -19,8 +19,9 @@ export const EVENTS_SOCKET: SocketSpec = {
 };
 
 /**
- * Who hears what. The magic-link delivery carries a live login link: only the master token and
- * the proxies' own credentials (the auth plugin on the proxy delivers it) hear it, never
+ * Who hears what. An event declared with audience `proxy` (the auth module's magic-link
+ * delivery, which carries a live login link): only the master token and the proxies' own
+ * credentials (the auth plugin on the proxy delivers it) hear it, never
  * derived-token holders nor backends nor dashboard sessions. Backends' own credentials and
  * sessions also do not hear the dashboard login events, which carry other people's addresses
  * (`GET /api/audit` serves those to holders of the audit node).
@@ -28,8 +29,8 @@ export const EVENTS_SOCKET: SocketSpec = {
 const TOPIC_MASTER = 'svc-events-master';
 const TOPIC_MACHINE = 'svc-events';
 const TOPIC_SESSION = 'svc-events-session';
-const PROXY_ONLY: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY']);
-const NOT_FOR_SESSIONS: ReadonlySet<string> = new Set(['AUTH_MAGIC_LINK_DELIVERY', 'DASHBOARD_LOGIN_SUCCEEDED', 'DASHBOARD_LOGIN_FAILED', 'DASHBOARD_SESSION_REVOKED']);
+const proxyOnly = (type: string) => specOf(type)?.audience === 'proxy';
+const DASHBOARD_LOGINS: ReadonlySet<string> = new Set(['DASHBOARD_LOGIN_SUCCEEDED', 'DASHBOARD_LOGIN_FAILED', 'DASHBOARD_SESSION_REVOKED']);
 
 function topicOf(who: Principal): string {
   if (who.kind === 'master' || (who.kind === 'tenant' && who.tenant?.role === 'proxy')) return TOPIC_MASTER;
@@ -60,8 +61,8 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
   // credential is still being checked is gone from the map by then, and never subscribes.
   const live = new Map<string, boolean>();
   const master = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MASTER, frameOf);
-  const machine = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MACHINE, (event) => (PROXY_ONLY.has(event.type) ? null : frameOf(event)));
-  const session = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_SESSION, (event) => (NOT_FOR_SESSIONS.has(event.type) ? null : frameOf(event)));
+  const machine = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MACHINE, (event) => (proxyOnly(event.type) ? null : frameOf(event)));
+  const session = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_SESSION, (event) => (proxyOnly(event.type) || DASHBOARD_LOGINS.has(event.type) ? null : frameOf(event)));
   hub.add(EVENTS_SOCKET.path, {
     async open(ws: SocketHandle) {
       const id = socketId(ws);

@@ -2,10 +2,14 @@
  * The layers the design promises, checked on the source's import graph (type imports count):
  * core never imports the HTTP layer or a module; the kernel reaches no module (core finds
  * modules only through kernel.modules, a ModuleHost); modpacks never reach back into the kernel.
+ * And on the source's text: nothing outside src/modules/ names a module's error code or event
+ * (a module owns its contract; core learns it only by registration).
  */
 import { describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { BUILTIN_MODULES } from '../../src/modules/builtin';
 
 const SRC = resolve(import.meta.dir, '../../src');
 
@@ -72,5 +76,56 @@ describe('layers', () => {
   test('modpacks never reach back into the kernel', () => {
     const back = files.filter((file) => rel(file).startsWith('core/modpacks/')).map((file) => pathTo(file, (target) => target === 'kernel.ts'));
     expect(back.filter(Boolean)).toEqual([]);
+  });
+});
+
+/** Every error code and event type a compiled-in module declares, with the module(s) declaring it. */
+const moduleContract = new Map<string, string>();
+for (const m of BUILTIN_MODULES) {
+  for (const name of [...Object.keys(m.errors ?? {}), ...Object.keys(m.events ?? {})]) {
+    const others = moduleContract.get(name);
+    moduleContract.set(name, others ? `${others}, ${m.id}` : m.id);
+  }
+}
+
+/**
+ * Where a file outside src/modules/ (under `root`) names one of `names` as a whole word, in
+ * code or comment: "file: NAME (module)". Core learns a module's codes and events only from
+ * the module's declaration, so it can never depend on a module being there.
+ */
+function coreNamings(root: string, names: ReadonlyMap<string, string>): string[] {
+  const pattern = new RegExp(`\\b(${[...names.keys()].join('|')})\\b`, 'g');
+  return sourceFiles(root)
+    .filter((file) => !relative(root, file).startsWith('modules/'))
+    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(pattern)].map((match) => `${relative(root, file)}: ${match[1]} (${names.get(match[1]!)})`));
+}
+
+describe('modules own their contract', () => {
+  test('the modules declare codes and events (a broken reader would pass everything below)', () => {
+    const owners = new Set([...moduleContract.values()].flatMap((ids) => ids.split(', ')));
+    for (const id of ['players', 'perms', 'display', 'punishments', 'resourcepacks', 'backup', 'scaling', 'auth']) expect(owners).toContain(id);
+    expect(moduleContract.get('BACKUP_NOT_FOUND')).toBe('backup');
+    expect(moduleContract.get('DISPLAY_UPDATED')).toBe('display');
+    expect(moduleContract.get('PLAYER_NOT_FOUND')).toBe('players, perms');
+  });
+
+  test('nothing outside src/modules/ (core, http, events, errors.ts, kernel, controller, ws, cli…) names a module code or event', () => {
+    expect(coreNamings(SRC, moduleContract)).toEqual([]);
+  });
+
+  test('the rule catches a core file that names one, in code or in a comment', () => {
+    const temp = { dir: mkdtempSync(join(tmpdir(), 'svc-layers-')) };
+    try {
+      mkdirSync(join(temp.dir, 'core'), { recursive: true });
+      mkdirSync(join(temp.dir, 'modules/backup'), { recursive: true });
+      writeFileSync(join(temp.dir, 'core/restore.ts'), "throw new ApiError('BACKUP_NOT_FOUND', 'gone');\n");
+      writeFileSync(join(temp.dir, 'events.ts'), '// published as DISPLAY_UPDATED by the display module\n');
+      // The module's own files may name it, and a longer name that contains it is another name.
+      writeFileSync(join(temp.dir, 'modules/backup/routes.ts'), "throw new ApiError('BACKUP_NOT_FOUND', 'gone');\n");
+      writeFileSync(join(temp.dir, 'core/other.ts'), "const x = 'BACKUP_NOT_FOUND_OLD';\n");
+      expect(coreNamings(temp.dir, moduleContract).sort()).toEqual(['core/restore.ts: BACKUP_NOT_FOUND (backup)', 'events.ts: DISPLAY_UPDATED (display)']);
+    } finally {
+      rmSync(temp.dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { EventBus } from '../../src/events/bus';
 import type { Logger } from '../../src/log';
 import { RecordWriteError } from '../../src/storage/disk-full';
 import { acknowledgedWrites } from '../../src/storage/write-scope';
-import { EVENT_CATALOGUE, type SvcEvent } from '../../src/events/catalogue';
+import { EVENT_CATALOGUE, type SvcEvent } from '../../src/modules/contract';
 import { detailsOf, isAudited } from '../../src/core/audit/recorder';
 
 describe('EventBus', () => {

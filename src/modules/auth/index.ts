@@ -5,7 +5,6 @@ import { dashboardCommand } from './commands';
 import { asStatic } from '../../config/unit/sections';
 import { AuthConfigSchema } from './config';
 import { authDoctorSection } from './doctor';
-import { AUTH_MODULE_ERRORS } from './errors';
 import { authRoutes } from './routes';
 import { AuthRuntime } from './runtime';
 import { AUTH_MIGRATIONS } from './schema';
@@ -21,7 +20,6 @@ export const authModule: SvcModule = {
   ...AUTH_MANIFEST,
   configSchema: AuthConfigSchema,
   migrations: AUTH_MIGRATIONS,
-  errors: AUTH_MODULE_ERRORS,
   init(ctx) {
     const runtime = new AuthRuntime(ctx.kernel, asStatic(AuthConfigSchema, ctx.config), ctx.log);
     runtimes.set(ctx, runtime);

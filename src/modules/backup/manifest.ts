@@ -1,4 +1,6 @@
 import type { ModuleManifest } from '../module';
+import { BACKUP_ERRORS } from './errors';
+import { BACKUP_EVENTS } from './events';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const BACKUP_MANIFEST: ModuleManifest = {
@@ -13,4 +15,6 @@ export const BACKUP_MANIFEST: ModuleManifest = {
     sections: [{ title: 'Backups', type: 'table', endpoint: '?limit=100' }],
     pages: [{ path: '/modules/backup', title: 'Backups' }],
   },
+  errors: BACKUP_ERRORS,
+  events: BACKUP_EVENTS,
 };

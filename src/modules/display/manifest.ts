@@ -1,4 +1,6 @@
 import type { ModuleManifest } from '../module';
+import { DISPLAY_ERRORS } from './errors';
+import { DISPLAY_EVENTS } from './events';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const DISPLAY_MANIFEST: ModuleManifest = {
@@ -13,4 +15,6 @@ export const DISPLAY_MANIFEST: ModuleManifest = {
     sections: [{ title: 'Configurations', type: 'table', endpoint: '' }],
     pages: [{ path: '/modules/display', title: 'Display' }],
   },
+  errors: DISPLAY_ERRORS,
+  events: DISPLAY_EVENTS,
 };

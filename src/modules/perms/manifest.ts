@@ -1,4 +1,6 @@
 import type { ModuleManifest } from '../module';
+import { PERMS_ERRORS } from './errors';
+import { PERMS_EVENTS } from './events';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const PERMS_MANIFEST: ModuleManifest = {
@@ -16,4 +18,6 @@ export const PERMS_MANIFEST: ModuleManifest = {
     ],
     pages: [{ path: '/modules/perms', title: 'Permissions' }],
   },
+  errors: PERMS_ERRORS,
+  events: PERMS_EVENTS,
 };

@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../module';
+import { PLAYERS_ERRORS } from './errors';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const PLAYERS_MANIFEST: ModuleManifest = {
@@ -16,4 +17,5 @@ export const PLAYERS_MANIFEST: ModuleManifest = {
     ],
     pages: [{ path: '/modules/players', title: 'Players' }],
   },
+  errors: PLAYERS_ERRORS,
 };

@@ -1,4 +1,6 @@
 import type { ModuleManifest } from '../module';
+import { PUNISHMENTS_ERRORS } from './errors';
+import { PUNISHMENTS_EVENTS } from './events';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const PUNISHMENTS_MANIFEST: ModuleManifest = {
@@ -16,4 +18,6 @@ export const PUNISHMENTS_MANIFEST: ModuleManifest = {
     ],
     pages: [{ path: '/modules/punishments', title: 'Punishments' }],
   },
+  errors: PUNISHMENTS_ERRORS,
+  events: PUNISHMENTS_EVENTS,
 };

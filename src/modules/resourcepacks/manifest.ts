@@ -1,4 +1,6 @@
 import type { ModuleManifest } from '../module';
+import { RESOURCEPACKS_ERRORS } from './errors';
+import { RESOURCEPACKS_EVENTS } from './events';
 
 /** What the registry shows and installs before the module's code is loaded (see builtin.ts). */
 export const RESOURCEPACKS_MANIFEST: ModuleManifest = {
@@ -16,4 +18,6 @@ export const RESOURCEPACKS_MANIFEST: ModuleManifest = {
     ],
     pages: [{ path: '/modules/resourcepacks', title: 'Resource Packs' }],
   },
+  errors: RESOURCEPACKS_ERRORS,
+  events: RESOURCEPACKS_EVENTS,
 };
