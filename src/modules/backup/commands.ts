@@ -1,4 +1,5 @@
-import { CommandFailure, UsageError, type Command, type CommandContext } from '../../core/commands/command';
+import { CommandFailure, UsageError, type Command } from '../../core/commands/command';
+import { dispatchSubcommands, subcommandUsage, type SubcommandHandler } from '../../core/commands/subcommands';
 import type { BackupRow } from './model';
 import { RETENTION_CLASSES } from './config';
 import type { BackupRuntime } from './runtime';
@@ -15,7 +16,7 @@ const SUBCOMMANDS = [
   { name: 'schedule', description: 'The schedules with their last and next runs', usage: 'backup schedule list' },
 ] as const;
 
-const usageOf = (name: string) => SUBCOMMANDS.find((s) => s.name === name)!.usage;
+const usageOf = (name: (typeof SUBCOMMANDS)[number]['name']): string => subcommandUsage(SUBCOMMANDS, name);
 
 /** `--name value` options and `--flag` switches out of the arguments; the rest stays positional. */
 function options(args: readonly string[], valued: readonly string[], usage: string): { values: Map<string, string>; flags: Set<string>; rest: string[] } {
@@ -50,7 +51,7 @@ const describe = (b: BackupRow) =>
 /** `backup`: the backup module from the console (and /api/commands with an admin credential). */
 export function backupCommand(runtime: BackupRuntime): Command {
   const { manager, scheduler } = runtime;
-  const subcommands: Record<string, (ctx: CommandContext, args: string[]) => void | Promise<void>> = {
+  const subcommands: Record<string, SubcommandHandler> = {
     now(ctx, args) {
       const { values, flags, rest } = options(args, ['type', 'target'], usageOf('now'));
       if (rest.length > 0 || flags.size > 0) throw new UsageError(usageOf('now'));
@@ -115,12 +116,6 @@ export function backupCommand(runtime: BackupRuntime): Command {
     permission: 'svc.command.backup',
     level: 'admin',
     subcommands: SUBCOMMANDS,
-    run(ctx) {
-      const [sub, ...rest] = ctx.args;
-      const key = sub?.toLowerCase();
-      const run = key !== undefined && Object.hasOwn(subcommands, key) ? subcommands[key] : undefined;
-      if (!run) throw new UsageError(USAGE, sub === undefined ? undefined : `unknown subcommand "${sub}"`);
-      return run(ctx, rest);
-    },
+    run: dispatchSubcommands(USAGE, subcommands),
   };
 }

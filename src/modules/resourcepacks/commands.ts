@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CommandFailure, UsageError, type Command, type CommandContext } from '../../core/commands/command';
+import { CommandFailure, UsageError, type Command } from '../../core/commands/command';
+import { dispatchSubcommands, subcommandUsage, type SubcommandHandler } from '../../core/commands/subcommands';
 import type { Assignment, Pack } from './model';
 import type { ResourcePacksRuntime } from './runtime';
 import { parseScope } from './service';
@@ -17,7 +18,7 @@ const SUBCOMMANDS = [
   { name: 'stack', description: 'The packs a backend of that group (and service) applies, in order', usage: 'resourcepacks stack <group> [service]', args: ['group', 'service'] },
 ] as const;
 
-const usageOf = (name: string) => SUBCOMMANDS.find((s) => s.name === name)!.usage;
+const usageOf = (name: (typeof SUBCOMMANDS)[number]['name']): string => subcommandUsage(SUBCOMMANDS, name);
 
 function id(raw: string | undefined, usage: string, what = 'id'): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new UsageError(usage, raw === undefined ? `give the ${what}` : `"${raw}" is not a ${what}`);
@@ -43,7 +44,7 @@ const describeAssignment = (a: Assignment) => `#${a.id} pack ${a.packId} ${a.sco
 /** `resourcepacks`: the registry from the console (and /api/commands, except uploads from a path). */
 export function resourcePacksCommand(runtime: ResourcePacksRuntime): Command {
   const { service } = runtime;
-  const subcommands: Record<string, (ctx: CommandContext, rest: string[]) => void | Promise<void>> = {
+  const subcommands: Record<string, SubcommandHandler> = {
     list(ctx) {
       const packs = service.list();
       ctx.out.header(`${packs.length} resource pack(s)`);
@@ -112,11 +113,6 @@ export function resourcePacksCommand(runtime: ResourcePacksRuntime): Command {
     permission: 'svc.command.resourcepacks',
     level: 'service',
     subcommands: SUBCOMMANDS,
-    run(ctx) {
-      const [sub, ...rest] = ctx.args;
-      const run = sub !== undefined && Object.hasOwn(subcommands, sub.toLowerCase()) ? subcommands[sub.toLowerCase()] : undefined;
-      if (!run) throw new UsageError(USAGE, sub === undefined ? undefined : `unknown subcommand "${sub}"`);
-      return run(ctx, rest);
-    },
+    run: dispatchSubcommands(USAGE, subcommands),
   };
 }

@@ -1,4 +1,5 @@
-import { UsageError, type Command, type CommandContext } from '../../core/commands/command';
+import { UsageError, type Command } from '../../core/commands/command';
+import { dispatchSubcommands, subcommandUsage, type SubcommandHandler } from '../../core/commands/subcommands';
 import { HISTORY_HOURS } from './model';
 import type { ScalingRuntime } from './runtime';
 import { configOf, historyView, predictionsView, scheduleView, statusView } from './views';
@@ -12,12 +13,12 @@ const SUBCOMMANDS = [
   { name: 'reload', description: 'Read every group\'s file in config/modules/scaling/ again', usage: 'scaling reload' },
 ] as const;
 
-const usageOf = (name: string) => SUBCOMMANDS.find((s) => s.name === name)!.usage;
+const usageOf = (name: (typeof SUBCOMMANDS)[number]['name']): string => subcommandUsage(SUBCOMMANDS, name);
 const hhmm = (iso: string) => iso.slice(11, 16);
 
 /** `scaling`: smart scaling from the console (and /api/commands). */
 export function scalingCommand(runtime: ScalingRuntime): Command {
-  const subcommands: Record<string, (ctx: CommandContext, args: string[]) => void> = {
+  const subcommands: Record<string, SubcommandHandler> = {
     status(ctx, args) {
       if (args.length > 0) throw new UsageError(usageOf('status'));
       const status = statusView(runtime);
@@ -72,13 +73,7 @@ export function scalingCommand(runtime: ScalingRuntime): Command {
     permission: 'svc.command.scaling',
     level: 'service',
     subcommands: SUBCOMMANDS,
-    run(ctx) {
-      const [sub, ...rest] = ctx.args;
-      const key = sub?.toLowerCase();
-      const run = key !== undefined && Object.hasOwn(subcommands, key) ? subcommands[key] : undefined;
-      if (!run) throw new UsageError(USAGE, sub === undefined ? undefined : `unknown subcommand "${sub}"`);
-      return run(ctx, rest);
-    },
+    run: dispatchSubcommands(USAGE, subcommands),
   };
 }
 
