@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { ApiError } from '../../errors';
 import { Type, type Static } from '@sinclair/typebox';
 import { stringify } from 'smol-toml';
+import { DocumentProblem, documentPath, readDocument, TOML_SPELLING } from '../../config/unit/document';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { showValue } from '../../describe-schema';
@@ -28,21 +29,24 @@ export type MessageTemplates = Record<MessageKey, string>;
 export const MESSAGE_KEYS = Object.keys(MESSAGE_DEFAULTS) as MessageKey[];
 
 const TEMPLATE_LIMIT = 2048;
-const template = (key: MessageKey) => Type.String({ maxLength: TEMPLATE_LIMIT, description: `default: ${JSON.stringify(MESSAGE_DEFAULTS[key])}` });
-const templateFields = () => ({
-  ban: template('ban'),
-  tempban: template('tempban'),
-  ipban: template('ipban'),
-  mute: template('mute'),
-  tempmute: template('tempmute'),
-  kick: template('kick'),
-  warn: template('warn'),
-  broadcast_issued: template('broadcast_issued'),
-  broadcast_revoked: template('broadcast_revoked'),
+/** A template's schema; with its default for the file (and the answer), without for an update (a PUT changes only what it sends). */
+const template = (key: MessageKey, withDefault: boolean) =>
+  Type.String({ maxLength: TEMPLATE_LIMIT, ...(withDefault ? { default: MESSAGE_DEFAULTS[key] } : {}), description: `default: ${JSON.stringify(MESSAGE_DEFAULTS[key])}` });
+const templateFields = (withDefault: boolean) => ({
+  ban: template('ban', withDefault),
+  tempban: template('tempban', withDefault),
+  ipban: template('ipban', withDefault),
+  mute: template('mute', withDefault),
+  tempmute: template('tempmute', withDefault),
+  kick: template('kick', withDefault),
+  warn: template('warn', withDefault),
+  broadcast_issued: template('broadcast_issued', withDefault),
+  broadcast_revoked: template('broadcast_revoked', withDefault),
 });
-export const MessagesSchema = Type.Object(templateFields());
+/** The file's keys, types and defaults, and the shape GET answers. */
+export const MessagesSchema = Type.Object(templateFields(true));
 /** A PUT changes the keys it sends and no other; an unknown key is refused by name. */
-export const MessagesUpdateSchema = closedObject(Type.Partial(Type.Object(templateFields())).properties);
+export const MessagesUpdateSchema = closedObject(Type.Partial(Type.Object(templateFields(false))).properties);
 export type MessagesUpdate = Static<typeof MessagesUpdateSchema>;
 
 const HEADER = [
@@ -94,24 +98,22 @@ export function readMessages(file: string): MessagesLoad {
   } catch (error) {
     return { templates: { ...MESSAGE_DEFAULTS }, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  let raw: unknown;
+  let raw: Record<string, unknown>;
   try {
     raw = parseTomlText(text);
   } catch (error) {
     if (error instanceof TomlSyntaxError) return { templates: { ...MESSAGE_DEFAULTS }, problem: error.problem };
     throw error;
   }
-  const table = raw as Record<string, unknown>;
-  const templates: MessageTemplates = { ...MESSAGE_DEFAULTS };
-  for (const key of MESSAGE_KEYS) {
-    const value = table[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'string' || value.length > TEMPLATE_LIMIT) {
-      return { templates: { ...MESSAGE_DEFAULTS }, problem: `${key} must be a string of at most ${TEMPLATE_LIMIT} characters, got ${showValue(value)}` };
-    }
-    templates[key] = value;
+  let templates: MessageTemplates;
+  try {
+    // Unknown keys are reported below, after the known ones are read.
+    templates = readDocument(MessagesSchema, raw, TOML_SPELLING, 'ignore');
+  } catch (error) {
+    if (error instanceof DocumentProblem) return { templates: { ...MESSAGE_DEFAULTS }, problem: `${documentPath(error.path, TOML_SPELLING)} ${error.what}` };
+    throw error;
   }
-  const unknown = Object.keys(table).filter((k) => !(MESSAGE_KEYS as string[]).includes(k));
+  const unknown = Object.keys(raw).filter((k) => !(MESSAGE_KEYS as string[]).includes(k));
   if (unknown.length > 0) return { templates, problem: `unknown key(s) ${unknown.join(', ')} (ignored); the keys are ${MESSAGE_KEYS.join(', ')}` };
   return { templates };
 }

@@ -64,6 +64,11 @@ describe('readDocument', () => {
     expect(problemOf(() => readDocument(Schema, { maxCount: 3 }, TOML_SPELLING)).what).toBe('is not a known key; the keys are max_count, limits, items');
   });
 
+  test('unknown keys skipped when asked: the known ones are read, bad values are still refused', () => {
+    expect(readDocument(Schema, { extra: 1, maxCount: 4 }, JSON_SPELLING, 'ignore')).toEqual({ ...documentDefaults(Schema), maxCount: 4 });
+    expect(problemOf(() => readDocument(Schema, { extra: 1, maxCount: 0 }, JSON_SPELLING, 'ignore')).what).toBe('must be an integer between 1 and 9, got 0');
+  });
+
   test('a date is not a table', () => {
     expect(problemOf(() => readDocument(Schema, { limits: new Date(0) }, TOML_SPELLING)).what).toStartWith('must be a table, got ');
   });
