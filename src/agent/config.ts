@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { Type as T, type Static } from '@sinclair/typebox';
-import { ConfigError, parseTomlAgainst } from '../config/load';
-import { writeFileAtomic } from '../config/write';
+import { ConfigError } from '../config/unit/config-error';
+import { SectionsFile } from '../config/unit/sections-file';
 import { JavaSection, ServicesSection } from '../config/schema';
 import { parseMemory } from '../core/software/memory';
 
@@ -73,6 +72,9 @@ isolation = "auto"
 isolation_uid_base = 1900000000
 `;
 
+/** agent.toml as a config-file unit; its default file is the commented DEFAULT_AGENT_TOML. */
+const agentToml = new SectionsFile({ schema: AgentConfigSchema, title: 'svc agent configuration', defaultText: DEFAULT_AGENT_TOML });
+
 /** Reads agent.toml (written with defaults on first start); SVC_CLUSTER_TOKEN overrides the token. */
 export function loadAgentConfig(
   path: string,
@@ -80,10 +82,7 @@ export function loadAgentConfig(
   /** The node holds its own secret (data/node.json): the cluster token may then be left out of agent.toml. */
   options: { enrolled?: boolean } = {},
 ): { config: AgentConfig; warnings: string[]; created: boolean } {
-  const created = !existsSync(path);
-  if (created) writeFileAtomic(path, DEFAULT_AGENT_TOML);
-  const { value, warnings } = parseTomlAgainst(AgentConfigSchema, readFileSync(path, 'utf8'), path);
-  const config = value as unknown as AgentConfig;
+  const { value: config, warnings, created } = agentToml.load(path);
   if (env.SVC_CLUSTER_TOKEN) config.agent.token = env.SVC_CLUSTER_TOKEN;
   try {
     new URL(config.agent.controller);

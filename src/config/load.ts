@@ -2,7 +2,7 @@ import type { TObject } from '@sinclair/typebox';
 import { ConfigSchema, sectionSchema, type Config } from './schema';
 import { ConfigError } from './unit/config-error';
 import { checkValue } from './unit/sections';
-import { SectionsFile, type SectionsSchema } from './unit/sections-file';
+import { SectionsFile } from './unit/sections-file';
 import defaultToml from '../../config/svc.toml' with { type: 'text' };
 
 export { ConfigError };
@@ -50,14 +50,6 @@ export function emptyConfigWarning(text: string, path: string): string | undefin
 export function parseConfigText(text: string, file: string): { config: Config; warnings: string[] } {
   const { value, warnings } = svcToml.parse(text, file);
   return { config: value, warnings };
-}
-
-/**
- * Parses TOML whose top level is tables of scalar keys against a schema of sections (agent.toml):
- * the config-file unit's reading, for callers that hold text rather than a file.
- */
-export function parseTomlAgainst<S extends SectionsSchema>(schema: S, text: string, file: string) {
-  return new SectionsFile({ schema, title: '' }).parse(text, file);
 }
 
 /** Environment variables win over the file; their values are validated like file values. */
