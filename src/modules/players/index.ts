@@ -4,6 +4,7 @@ import type { SvcModule } from '../module';
 import { PLAYERS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { playersCommand } from './commands';
+import { playersDoctorSection } from './doctor';
 import { playersModuleRoutes } from './routes';
 import { PlayersRuntime } from './runtime';
 import players0001 from './migrations/0001_players.sql' with { type: 'text' };
@@ -38,6 +39,7 @@ export const playersModule: SvcModule = {
   ready: (ctx) => runtimes.of(ctx).ready(),
   routes: (ctx) => playersModuleRoutes(runtimes.of(ctx).views),
   commands: (ctx) => [playersCommand(runtimes.of(ctx).views)],
+  doctorChecks: (ctx) => [playersDoctorSection(runtimes.of(ctx), ctx.kernel)],
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },

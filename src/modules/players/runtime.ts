@@ -10,7 +10,8 @@ import { PlayerViews } from './views';
 export const TICK_MS = 15_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
-const ALIVE = 'alive';
+/** The state key of the last moment this controller was known alive (written every tick and at stop). */
+export const ALIVE = 'alive';
 
 export interface PlayersSettings {
   /** Closed sessions older than this are deleted (totals stay); 0 keeps them all. */
@@ -34,7 +35,7 @@ export class PlayersRuntime {
   constructor(
     private readonly kernel: Kernel,
     private readonly log: Logger,
-    private readonly settings: PlayersSettings,
+    readonly settings: PlayersSettings,
     private readonly now: () => number = Date.now,
   ) {
     this.store = new PlayerStore(kernel.db);
