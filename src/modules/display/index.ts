@@ -1,6 +1,7 @@
 import type { SvcModule } from '../module';
 import { DISPLAY_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
+import { displayCommand } from './commands';
 import { displayDoctorSection } from './doctor';
 import { displayRoutes } from './routes';
 import { DisplayStore } from './store';
@@ -20,6 +21,7 @@ export const displayModule: SvcModule = {
     stores.set(ctx, store);
   },
   routes: (ctx) => displayRoutes(stores.of(ctx)),
+  commands: (ctx) => [displayCommand(stores.of(ctx))],
   doctorChecks: (ctx) => [displayDoctorSection(stores.of(ctx), ctx.kernel.dir)],
   stop(ctx) {
     stores.take(ctx)?.stop();
