@@ -2,14 +2,17 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { stringify } from 'smol-toml';
-import { parseTomlOr } from '../../config/unit/toml-syntax';
-import { writeFileAtomic } from '../../config/write';
+import { fromFileKeys, toFileKeys, toSnake } from './respell';
+import { asStatic } from './sections';
+import { parseTomlOr } from './toml-syntax';
+import { writeFileAtomic } from '../write';
 import { describeSchema, showValue } from '../../describe-schema';
 import type { Logger } from '../../log';
 
 /**
- * A settings document kept as one TOML file an operator may also edit by hand: camelCase in
- * the API and in memory, snake_case on disk. A missing file means defaults (nothing is
+ * A settings document kept as one TOML file an operator may also edit by hand (config/proxy.toml,
+ * config/maintenance.toml): camelCase in the API and in memory, snake_case on disk, the schema
+ * (with its defaults) the only list of keys and types. A missing file means defaults (nothing is
  * written until something changes). A file that cannot be used is reported by name and key,
  * the defaults apply, and before the next save the bad file is copied aside to `<file>.broken`
  * so no hand edit is lost.
@@ -43,42 +46,20 @@ export class SettingsFile<S extends TObject> {
       this.log.warn(`${this.file}: the unusable file was kept as ${this.file}.broken`);
       this.broken = false;
     }
-    const body = stringify(mapKeys(value as Record<string, unknown>, toSnake) as Record<string, unknown>);
+    const body = stringify(toFileKeys(this.schema, value) as Record<string, unknown>);
     writeFileAtomic(this.file, `${this.header.replace(/^/gm, '# ')}\n\n${body}\n`);
   }
 
   defaults(): Static<S> {
-    return Value.Default(this.schema, {}) as Static<S>;
+    return asStatic(this.schema, Value.Default(this.schema, {}));
   }
 
   private parse(text: string): Static<S> {
     const raw = parseTomlOr(text, (error) => new Error(error.problem));
-    const value = Value.Default(this.schema, mapKeys(raw, toCamel));
+    const value = Value.Default(this.schema, fromFileKeys(this.schema, raw));
+    if (Value.Check(this.schema, value)) return value;
     const problem = Value.Errors(this.schema, value).First();
-    if (problem) {
-      const key = problem.path.replace(/^\//, '').split('/').map(toSnake).join('.');
-      throw new Error(`"${key}" must be ${describeSchema(problem.schema)}, got ${showValue(problem.value)}`);
-    }
-    return value as Static<S>;
+    const key = (problem?.path ?? '').replace(/^\//, '').split('/').map(toSnake).join('.');
+    throw new Error(`"${key}" must be ${describeSchema(problem?.schema)}, got ${showValue(problem?.value)}`);
   }
 }
-
-const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const toCamel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * Renames the keys of nested tables. The keys of a name-keyed table (maintenance `groups`)
- * are data and keep their spelling; the fields of its entries are renamed.
- */
-function mapKeys(value: unknown, rename: (key: string) => string, keysAreNames = false): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const renamed = keysAreNames ? key : rename(key);
-    out[renamed] = mapKeys(inner, rename, !keysAreNames && NAME_KEYED_TABLES.has(renamed));
-  }
-  return out;
-}
-
-/** Tables whose keys are names, not fields. */
-const NAME_KEYED_TABLES = new Set(['groups']);

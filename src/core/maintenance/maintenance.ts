@@ -4,7 +4,7 @@ import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
 import type { GroupStore } from '../groups/store';
 import { normalizeUuid } from '../players/uuid';
-import { SettingsFile } from '../proxy/settings-file';
+import { SettingsFile } from '../../config/unit/settings-file';
 import { GROUP_DEFAULTS, MaintenanceFileSchema, WHITELIST_LIMIT, type GlobalMaintenance, type GroupMaintenance, type MaintenanceFile } from './model';
 
 const HEADER = [

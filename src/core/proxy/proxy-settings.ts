@@ -4,7 +4,7 @@ import type { Actor } from '../../events/catalogue';
 import type { Logger } from '../../log';
 import { Coalescer } from './coalescer';
 import { ProxyFileSchema, type Chat, type Motd, type Tablist } from './model';
-import { SettingsFile } from './settings-file';
+import { SettingsFile } from '../../config/unit/settings-file';
 
 interface Settings {
   tablist: Tablist;
