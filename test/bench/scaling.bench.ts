@@ -40,7 +40,7 @@
  * Exits non-zero when the data is not what was written (counts, every hourly aggregate against
  * its samples), a prediction does not see its 4 weeks or a tick is not as cold/warm as it says; with BENCH_ENFORCE=1 also on a missed goal.
  *
- *   bun run bench smart-scaling
+ *   bun run bench scaling
  *   BENCH_SCALING_DAYS=90 BENCH_SCALING_GROUPS=50 BENCH_SCALING_TICKS=300 BENCH_SCALING_QUERIES=500 BENCH_SCALING_STORE_DAYS=3 BENCH_ENFORCE=1
  *   (BENCH_SCALING_STORE_DAYS=90: every sample through addSamples)
  *   quick: BENCH_SCALING_DAYS=8 BENCH_SCALING_TICKS=50 BENCH_SCALING_QUERIES=100
@@ -460,7 +460,7 @@ function printHeader(): void {
 // ---------------------------------------------------------------------------------------------
 
 if (import.meta.main) {
-  runBench('smart-scaling', benchTimeoutMs(1500), async () => {
+  runBench('scaling', benchTimeoutMs(1500), async () => {
     printHeader();
     console.log(loadLine('load before', await backgroundLoad()));
     console.log('');
