@@ -16,8 +16,8 @@ import { assemble } from './assemble';
 import { ChunkedUploads, type ClaimedUpload, type UploadTarget, type UploadView } from './chunked-uploads';
 import { CurseForgeSource } from './curseforge-source';
 import { download } from './download';
-import { checkDedicatedTarget, installIntoDedicated, installNewDedicated, type DedicatedTarget } from './install-dedicated';
-import { checkGroupTarget, installGroup, type GroupTarget } from './install-group';
+import { checkDedicatedTarget, installIntoDedicated, installNewDedicated } from './install-dedicated';
+import { checkGroupTarget, installGroup } from './install-group';
 import { ImportJobs, type JobView } from './jobs';
 import {
   ANSWER_WITHIN_MS,
@@ -31,7 +31,7 @@ import {
   type ArchiveLimits,
 } from './limits';
 import { PackLookup } from './lookup';
-import type { Accepted, DedicatedFinalizeBody, DedicatedImportBody, FinalizeBody, ImportBody, ImportResult, NewDedicatedImportBody, ResolveAnswer, ResolveBody } from './model';
+import type { Accepted, DedicatedFinalizeBody, FinalizeBody, ImportBody, ImportResult, ResolveAnswer, ResolveBody } from './model';
 import { ModrinthSource } from './modrinth-source';
 import { FORMAT_DOWNLOAD_HOSTS, hostOf } from './mrpack';
 import { packRefOfImport, type NamedPack } from './pack-ref';
@@ -39,6 +39,7 @@ import { preparePack, type PreparedPack } from './prepare';
 import { diskError, receiveToFile } from './receive-body';
 import type { RuntimeOverrides } from './runtime';
 import type { PackSourceName } from './source';
+import { targetName, type ModpackTarget as Target } from './targets';
 
 export interface ModpacksDeps {
   config: Config;
@@ -55,7 +56,8 @@ export interface ModpacksDeps {
 /** What an import route answers: the outcome when the job ended in time, else 202 and the job. */
 export type ImportAnswer = { status: 200 | 201; body: ImportResult } | { status: 202; body: Accepted };
 
-type Target = { kind: 'group'; group: GroupTarget } | { kind: 'dedicated'; dedicated: DedicatedTarget } | { kind: 'dedicated-update'; name: string; replaceMods: boolean };
+/** A pack a request names: by id on a host, or the pack's own text in `source` (see packRefOfImport). */
+export type PackRequest = Pick<ImportBody, 'source' | 'projectId' | 'slug' | 'versionId'>;
 type PackOrigin = PackSourceName | 'upload';
 
 /** Folders a job builds in, beside where they end up (a rename moves them): removed at start. */
@@ -150,26 +152,13 @@ export class Modpacks {
   // ---------------------------------------------------------------------------------------
   // Imports by id
 
-  /** POST /api/modpacks/import: a pack from a host into a new group. */
-  async importToGroup(body: ImportBody, actor: Actor): Promise<ImportAnswer> {
-    const ref = packRefOfImport(body);
-    const target: Target = { kind: 'group', group: body };
-    this.checkTarget(target);
-    return this.startSourceJob(ref, target, actor);
-  }
-
-  /** POST /api/dedicated/modpack/import: a pack from a host into a new dedicated service. */
-  async importToNewDedicated(body: NewDedicatedImportBody, actor: Actor): Promise<ImportAnswer> {
-    const ref = packRefOfImport(body);
-    const target: Target = { kind: 'dedicated', dedicated: { name: body.name, port: body.port, memory: body.memory, proxyEnabled: body.proxyEnabled } };
-    this.checkTarget(target);
-    return this.startSourceJob(ref, target, actor);
-  }
-
-  /** POST /api/dedicated/{name}/modpack/import: a pack from a host into an existing dedicated directory. */
-  async importToDedicated(name: string, body: DedicatedImportBody, actor: Actor): Promise<ImportAnswer> {
-    const ref = packRefOfImport(body);
-    const target: Target = { kind: 'dedicated-update', name, replaceMods: body.replaceMods ?? true };
+  /**
+   * A pack named by id on a host (or by its own text in `source`) into `target`: POST
+   * /api/modpacks/import (a new group), /api/dedicated/modpack/import (a new dedicated service)
+   * and /api/dedicated/{name}/modpack/import (an existing one) are this one call.
+   */
+  async importFromHost(pack: PackRequest, target: Target, actor: Actor): Promise<ImportAnswer> {
+    const ref = packRefOfImport(pack);
     this.checkTarget(target);
     return this.startSourceJob(ref, target, actor);
   }
@@ -253,7 +242,7 @@ export class Modpacks {
 
   private async startSourceJob(ref: NamedPack, target: Target, actor: Actor): Promise<ImportAnswer> {
     if (ref.source === 'curseforge') this.curseforge.requireKey();
-    const view = this.jobs.start(target.kind, nameOf(target), async ({ jobId, signal }) => {
+    const view = this.jobs.start(target.kind, targetName(target), async ({ jobId, signal }) => {
       const work = join(this.workDir, jobId);
       await mkdir(work, { recursive: true });
       try {
@@ -275,7 +264,7 @@ export class Modpacks {
   private async startArchiveJob(prepared: PreparedPack, target: Target, origin: PackOrigin, actor: Actor, cleanup: () => Promise<void>): Promise<ImportAnswer> {
     let view: JobView<ImportResult>;
     try {
-      view = this.jobs.start(target.kind, nameOf(target), async ({ jobId, signal }) => {
+      view = this.jobs.start(target.kind, targetName(target), async ({ jobId, signal }) => {
         try {
           return await this.build(jobId, prepared, target, origin, actor, signal);
         } finally {
@@ -314,7 +303,7 @@ export class Modpacks {
       const base = {
         success: true as const,
         jobId,
-        groupName: nameOf(target),
+        groupName: targetName(target),
         filesDownloaded: report.downloaded,
         filesFailed: 0,
         pack: { source: origin, kind: facts.kind, name: facts.name, version: facts.version, gameVersion: runtime.version, software: runtime.software, loaderVersion: runtime.modloaderVersion },
@@ -362,8 +351,3 @@ export class Modpacks {
   }
 }
 
-function nameOf(target: Target): string {
-  return target.kind === 'group' ? target.group.groupName : target.kind === 'dedicated' ? target.dedicated.name : target.name;
-}
-
-export type { Target as ModpackTarget };

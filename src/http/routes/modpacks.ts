@@ -21,7 +21,9 @@ import {
   UploadStartedSchema,
   type AnyFinalizeBody,
 } from '../../core/modpacks/model';
-import type { ImportAnswer } from '../../core/modpacks/modpacks';
+import type { ImportAnswer, Modpacks, PackRequest } from '../../core/modpacks/modpacks';
+import type { RuntimeOverrides } from '../../core/modpacks/runtime';
+import { intoDedicated, intoNewDedicated, intoNewGroup, type ModpackTarget } from '../../core/modpacks/targets';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute, type RouteContext } from '../route';
 import { ErrorBodySchema } from '../schemas';
@@ -39,6 +41,7 @@ const G = GROUP_FIELDS;
 // Query parameters of the raw-body routes (the body is the pack itself, so parameters ride in the URL).
 const Filename = t.String({ minLength: 1, maxLength: 255, description: 'the uploaded file name (.mrpack or .zip), for messages; the content decides what it is' });
 /** The dashboard spells the file name `fileName`; either is taken. */
+type FileNames = { filename?: string; fileName?: string };
 const fileNames = { filename: t.Optional(Filename), fileName: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'the same as filename (the dashboard spells it so)' })) };
 const Modded = t.Union([t.Literal('FABRIC'), t.Literal('FORGE'), t.Literal('NEOFORGE')], { description: 'overrides the loader the pack names; required for a server pack that shows none' });
 const Version = t.String({ pattern: G.version.schema.pattern, maxLength: 32, description: 'Minecraft version; overrides the pack' });
@@ -94,11 +97,65 @@ const ChunkQuery = t.Object({
 const NameParams = t.Object({ name: t.String({ pattern: DedicatedSchema.properties.name.pattern }) });
 const JobParams = t.Object({ id: t.String({ pattern: '^[a-f0-9]{24}$' }) });
 
-type Ctx = Pick<RouteContext<unknown, unknown, unknown>, 'set'>;
+type Ctx = Pick<RouteContext<unknown, unknown, unknown>, 'set' | 'actor'>;
 function send({ set }: Ctx, answer: ImportAnswer): ImportAnswer['body'] {
   set.status = answer.status;
   return answer.body;
 }
+
+/**
+ * The handlers behind the import paths, one per way a pack arrives. The paths of a kind (into a
+ * new group, a new dedicated service, an existing one) are one implementation in Modpacks; a
+ * route only says where the pack goes (and, for an upload, what overrides the pack).
+ */
+function importHandlers(modpacks: Modpacks) {
+  return {
+    /** An import by id from a host (or by the pack's own text in `source`). */
+    async fromHost(ctx: Ctx & { body: PackRequest }, target: ModpackTarget) {
+      return send(ctx, await modpacks.importFromHost(ctx.body, target, ctx.actor));
+    },
+    /** A one-shot upload: the raw body is the pack, its parameters are in the query. */
+    async upload(ctx: Ctx & { request: Request }, target: ModpackTarget, overrides: RuntimeOverrides) {
+      return send(ctx, await modpacks.upload(ctx.request, target, overrides, ctx.actor));
+    },
+  };
+}
+
+/** Where an import's pack goes, as the route's declaration and summary say it. */
+interface ImportPath {
+  path: string;
+  permission: string;
+  /** What the pack goes into, for the summary. */
+  into: string;
+  /** The parameters that say so. */
+  fields: string;
+  /** What a finished import did, for the summary; by default its answers. */
+  outcome?: string;
+  /** Created (201) for a new group or service, the default; Updated (200) for an existing one. */
+  answers?: typeof Created | typeof Updated;
+}
+
+const ANSWERS = '201 when done, 202 with a job while it runs';
+
+/**
+ * What an import route declares besides its input and handler: by id from a host (a JSON body),
+ * or a one-shot upload (the raw body is the pack, parameters in the query).
+ */
+function importRoute(way: 'host' | 'upload', { path, permission, into, fields, outcome = ANSWERS, answers = Created }: ImportPath) {
+  const declared = { method: 'POST' as const, path, auth: 'admin' as const, permission, tag: 'modpacks' };
+  if (way === 'host') {
+    const summary = `Import a pack from Modrinth or CurseForge into ${into} (JSON body: source "modrinth" | "curseforge" with projectId or slug, or source the pack itself as the dashboard sends it; versionId; ${fields}): ${outcome}`;
+    return { ...declared, summary, response: { ...answers, ...IMPORT_ERRORS } };
+  }
+  const summary = `One-shot upload into ${into}: the raw body is the pack (.mrpack, CurseForge zip or server-pack zip), parameters in the query (${fields}): ${outcome}`;
+  return { ...declared, summary, bodyLimit: SERVER_BODY_CEILING, rawBody: RAW, response: { ...answers, ...UPLOAD_ERRORS } };
+}
+
+const GROUPS_EDIT = 'svc.dashboard.groups.edit';
+const DEDICATED_MANAGE = 'svc.dashboard.dedicated.manage';
+const NEW_GROUP = 'a new group';
+const NEW_DEDICATED = 'a new dedicated service';
+const EXISTING_DEDICATED = 'an existing, stopped dedicated service';
 
 /**
  * Modpacks (admin): look packs up on Modrinth and CurseForge, import them into a new group
@@ -109,6 +166,7 @@ function send({ set }: Ctx, answer: ImportAnswer): ImportAnswer['body'] {
  */
 export function modpackRoutes(kernel: Kernel): AnyRoute[] {
   const { modpacks } = kernel;
+  const imports = importHandlers(modpacks);
   return [
     defineRoute({
       method: 'POST',
@@ -126,42 +184,31 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       handler: ({ body }) => modpacks.resolve(body),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/modpacks/import',
-      auth: 'admin',
-      permission: 'svc.dashboard.groups.edit',
-      tag: 'modpacks',
-      summary:
-        'Import a pack from Modrinth or CurseForge into a new group (JSON body: source "modrinth" | "curseforge" with projectId or slug, or source the pack itself as the dashboard sends it; versionId, groupName, type, memory, minInstances, maxInstances): ' +
-        'mods (server-side only) and overrides in templates/<groupName>, every download hash-checked, software and version from the pack. 201 when done (with groupName, filesDownloaded, filesFailed), 202 with a job while it runs',
+      ...importRoute('host', {
+        path: '/api/modpacks/import',
+        permission: GROUPS_EDIT,
+        into: NEW_GROUP,
+        fields: 'groupName, type, memory, minInstances, maxInstances',
+        outcome: 'mods (server-side only) and overrides in templates/<groupName>, every download hash-checked, software and version from the pack. 201 when done (with groupName, filesDownloaded, filesFailed), 202 with a job while it runs',
+      }),
       body: ImportBodySchema,
-      response: { ...Created, ...IMPORT_ERRORS },
-      handler: async (ctx) => send(ctx, await modpacks.importToGroup(ctx.body, ctx.actor)),
+      handler: (ctx) => imports.fromHost(ctx, intoNewGroup(ctx.body)),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/modpacks/upload',
-      auth: 'admin',
-      permission: 'svc.dashboard.groups.edit',
-      tag: 'modpacks',
-      summary:
-        'One-shot upload into a new group: the raw body is the pack (.mrpack, CurseForge zip or server-pack zip), parameters in the query (filename or fileName, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack)',
+      ...importRoute('upload', {
+        path: '/api/modpacks/upload',
+        permission: GROUPS_EDIT,
+        into: NEW_GROUP,
+        fields: 'filename or fileName, groupName, type, memory, minInstances, maxInstances; software/version/modloaderVersion override the pack',
+      }),
       query: GroupUploadQuery,
-      bodyLimit: SERVER_BODY_CEILING,
-      rawBody: RAW,
-      response: { ...Created, ...UPLOAD_ERRORS },
-      handler: async (ctx) => {
-        const { query } = ctx;
-        requireFilename(query);
-        const target = { kind: 'group' as const, group: query };
-        return send(ctx, await modpacks.upload(ctx.request, target, { software: query.software, version: query.version, modloaderVersion: query.modloaderVersion }, ctx.actor));
-      },
+      handler: (ctx) => imports.upload(named(ctx), intoNewGroup(ctx.query), overridesOf(ctx.query)),
     }),
     defineRoute({
       method: 'POST',
       path: '/api/modpacks/upload/init',
       auth: 'admin',
-      permission: 'svc.dashboard.groups.edit',
+      permission: GROUPS_EDIT,
       tag: 'modpacks',
       summary:
         `Start a chunked upload (query target=group|dedicated; filename or fileName, size and totalChunks optional): returns uploadId. Without target either finalize may take it. ` +
@@ -178,7 +225,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload/chunk',
       auth: 'admin',
-      permission: 'svc.dashboard.groups.edit',
+      permission: GROUPS_EDIT,
       budget: 'bulk',
       tag: 'modpacks',
       summary:
@@ -196,7 +243,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/modpacks/upload/finalize',
       auth: 'admin',
-      permission: 'svc.dashboard.groups.edit',
+      permission: GROUPS_EDIT,
       tag: 'modpacks',
       summary:
         'Commit a chunked upload. Parameters in a JSON body, or with no body in the query (the dashboard\'s form). With groupName: into a new group (uploadId, groupName, type, memory, minInstances, maxInstances; ' +
@@ -208,7 +255,7 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       handler: async (ctx) => {
         const { query, body } = ctx;
         const choice = body === undefined ? finalizeChoiceOf(fromQuery(query), 'query parameter') : finalizeChoiceOf(body, 'body field');
-        const target = choice.kind === 'group' ? { kind: 'group' as const, group: choice.params } : { kind: 'dedicated' as const, dedicated: choice.params };
+        const target = choice.kind === 'group' ? intoNewGroup(choice.params) : intoNewDedicated(choice.params);
         return send(ctx, await modpacks.finalize(choice.params, target, ctx.actor));
       },
     }),
@@ -216,74 +263,60 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
       method: 'POST',
       path: '/api/dedicated/modpack/upload/finalize',
       auth: 'admin',
-      permission: 'svc.dashboard.dedicated.manage',
+      permission: DEDICATED_MANAGE,
       tag: 'modpacks',
       summary:
         'Commit a chunked "dedicated" upload into a new dedicated service (JSON body: uploadId, name, port, memory, proxyEnabled; software/version override the pack). A "group" upload is refused with 400 CHUNKED_UPLOAD_INVALID',
       body: DedicatedFinalizeBodySchema,
       response: { ...Created, ...IMPORT_ERRORS },
-      handler: async (ctx) => send(ctx, await modpacks.finalize(ctx.body, { kind: 'dedicated', dedicated: ctx.body }, ctx.actor)),
+      handler: async (ctx) => send(ctx, await modpacks.finalize(ctx.body, intoNewDedicated(ctx.body), ctx.actor)),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/dedicated/modpack/upload',
-      auth: 'admin',
-      permission: 'svc.dashboard.dedicated.manage',
-      tag: 'modpacks',
-      summary: 'One-shot upload into a new dedicated service: the raw body is the pack, parameters in the query (filename or fileName, name, port, memory, proxyEnabled; software/version override the pack)',
+      ...importRoute('upload', {
+        path: '/api/dedicated/modpack/upload',
+        permission: DEDICATED_MANAGE,
+        into: NEW_DEDICATED,
+        fields: 'filename or fileName, name, port, memory, proxyEnabled; software/version override the pack',
+      }),
       query: DedicatedUploadQuery,
-      bodyLimit: SERVER_BODY_CEILING,
-      rawBody: RAW,
-      response: { ...Created, ...UPLOAD_ERRORS },
-      handler: async (ctx) => {
-        const { query } = ctx;
-        requireFilename(query);
-        const dedicated = { name: query.name, port: query.port, memory: query.memory, proxyEnabled: query.proxyEnabled === undefined ? undefined : query.proxyEnabled === 'true' };
-        return send(ctx, await modpacks.upload(ctx.request, { kind: 'dedicated', dedicated }, { software: query.software, version: query.version }, ctx.actor));
-      },
+      handler: (ctx) => imports.upload(named(ctx), intoNewDedicated({ ...ctx.query, proxyEnabled: flagOf(ctx.query.proxyEnabled) }), overridesOf(ctx.query)),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/dedicated/modpack/import',
-      auth: 'admin',
-      permission: 'svc.dashboard.dedicated.manage',
-      tag: 'modpacks',
-      summary:
-        'Import a pack from Modrinth or CurseForge into a new dedicated service (JSON body: source, as for POST /api/modpacks/import; versionId; name, port, memory, proxyEnabled): ' +
-        'its own directory, every download hash-checked, software and version from the pack. 201 when done (with groupName = the service, filesDownloaded, filesFailed), 202 with a job while it runs',
+      ...importRoute('host', {
+        path: '/api/dedicated/modpack/import',
+        permission: DEDICATED_MANAGE,
+        into: NEW_DEDICATED,
+        fields: 'name, port, memory, proxyEnabled',
+        outcome: 'its own directory, every download hash-checked, software and version from the pack. 201 when done (with groupName = the service, filesDownloaded, filesFailed), 202 with a job while it runs',
+      }),
       body: NewDedicatedImportBodySchema,
-      response: { ...Created, ...IMPORT_ERRORS },
-      handler: async (ctx) => send(ctx, await modpacks.importToNewDedicated(ctx.body, ctx.actor)),
+      handler: (ctx) => imports.fromHost(ctx, intoNewDedicated(ctx.body)),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/dedicated/:name/modpack/import',
-      auth: 'admin',
-      permission: 'svc.dashboard.dedicated.manage',
-      tag: 'modpacks',
-      summary:
-        'Import a pack from Modrinth or CurseForge into an existing, stopped dedicated service (JSON body: source with projectId or slug, or source the pack itself; versionId, replaceMods): files replaced, worlds kept, software and version taken from the pack',
+      ...importRoute('host', {
+        path: '/api/dedicated/:name/modpack/import',
+        permission: DEDICATED_MANAGE,
+        into: EXISTING_DEDICATED,
+        fields: 'replaceMods',
+        outcome: 'files replaced, worlds kept, software and version taken from the pack',
+        answers: Updated,
+      }),
       params: NameParams,
       body: DedicatedImportBodySchema,
-      response: { ...Updated, ...IMPORT_ERRORS },
-      handler: async (ctx) => send(ctx, await modpacks.importToDedicated(ctx.params.name, ctx.body, ctx.actor)),
+      handler: (ctx) => imports.fromHost(ctx, intoDedicated(ctx.params.name, ctx.body.replaceMods)),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/dedicated/:name/modpack/upload',
-      auth: 'admin',
-      permission: 'svc.dashboard.dedicated.manage',
-      tag: 'modpacks',
-      summary: 'Upload a pack (raw body; usually a server-pack zip) into an existing, stopped dedicated service; query filename (or fileName), replaceMods',
+      ...importRoute('upload', {
+        path: '/api/dedicated/:name/modpack/upload',
+        permission: DEDICATED_MANAGE,
+        into: EXISTING_DEDICATED,
+        fields: 'filename or fileName, replaceMods; usually a server-pack zip',
+        outcome: 'files replaced, worlds kept',
+        answers: Updated,
+      }),
       params: NameParams,
       query: IntoQuery,
-      bodyLimit: SERVER_BODY_CEILING,
-      rawBody: RAW,
-      response: { ...Updated, ...UPLOAD_ERRORS },
-      handler: async (ctx) => {
-        const target = { kind: 'dedicated-update' as const, name: ctx.params.name, replaceMods: ctx.query.replaceMods !== 'false' };
-        return send(ctx, await modpacks.upload(ctx.request, target, {}, ctx.actor));
-      },
+      handler: (ctx) => imports.upload(ctx, intoDedicated(ctx.params.name, flagOf(ctx.query.replaceMods)), {}),
     }),
     defineRoute({
       method: 'GET',
@@ -299,14 +332,28 @@ export function modpackRoutes(kernel: Kernel): AnyRoute[] {
   ];
 }
 
-/** The one-shot uploads name the file `filename` (ours) or `fileName` (the dashboard's); one is required, checked before the body is read. */
-function requireFilename(query: { filename?: string; fileName?: string }): void {
-  if (query.filename === undefined && query.fileName === undefined) throw new ApiError('VALIDATION_FAILED', 'query parameter "filename" (or "fileName") is required');
+/**
+ * An upload into a new group or service names the file `filename` (ours) or `fileName` (the
+ * dashboard's); one is required, checked before the body is read. Answers `ctx`.
+ */
+function named<C extends { query: FileNames }>(ctx: C): C {
+  if (ctx.query.filename === undefined && ctx.query.fileName === undefined) throw new ApiError('VALIDATION_FAILED', 'query parameter "filename" (or "fileName") is required');
+  return ctx;
+}
+
+/** What an upload's query says over the pack's own runtime. */
+function overridesOf({ software, version, modloaderVersion }: RuntimeOverrides): RuntimeOverrides {
+  return { software, version, modloaderVersion };
 }
 
 /** Finalize's query as its body would be: the flag as a boolean, the file name dropped (it is for messages). */
 function fromQuery(query: Static<typeof FinalizeQuery>): AnyFinalizeBody {
   const { filename: _f, fileName: _n, uploadId, proxyEnabled, ...rest } = query;
   if (uploadId === undefined) throw new ApiError('VALIDATION_FAILED', 'query parameter "uploadId" is required (or send the parameters as a JSON body)');
-  return { ...rest, uploadId, proxyEnabled: proxyEnabled === undefined ? undefined : proxyEnabled === 'true' };
+  return { ...rest, uploadId, proxyEnabled: flagOf(proxyEnabled) };
+}
+
+/** A 'true' | 'false' query flag as a boolean; undefined when it is not given. */
+function flagOf(flag: 'true' | 'false' | undefined): boolean | undefined {
+  return flag === undefined ? undefined : flag === 'true';
 }
