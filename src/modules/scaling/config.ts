@@ -1,3 +1,4 @@
+import { Type as T, type TBoolean, type TInteger, type TObject } from '@sinclair/typebox';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { parseClock, parseDay, type ScheduleRule } from './schedule';
 import { isValidTimeZone, type Weekday } from './zoned';
@@ -22,6 +23,37 @@ const MAX_LEAD_TIME_MINUTES = 24 * 60;
 const MAX_RULES = 200;
 const MAX_INSTANCES = 10_000;
 
+const RuleSchema = T.Object({
+  name: T.String({ minLength: 1, description: 'names the rule; unique in the file, ignoring case' }),
+  days: T.Array(T.String(), { minItems: 1, description: 'days the rule opens: MON..SUN or MONDAY..SUNDAY' }),
+  from: T.String({ description: 'opens at "HH:MM"' }),
+  to: T.String({ description: 'closes at "HH:MM"; when not after `from`, the next day' }),
+  min_instances: T.Integer({ minimum: 0, maximum: MAX_INSTANCES, description: "the group's minimum while the rule is in force" }),
+  max_instances: T.Optional(T.Integer({ minimum: 1, maximum: MAX_INSTANCES, description: "the group's maximum while the rule is in force" })),
+});
+
+/**
+ * The file's keys, limits and defaults: the one list the reader below checks against (it says
+ * problems in this file's own words: rules counted from 1, "a whole number from … to …").
+ */
+export const ScalingFileSchema = T.Object({
+  schedule: T.Object({
+    enabled: T.Boolean({ default: true, description: 'the rules apply (a file with rules but no `enabled` means them)' }),
+    timezone: T.Optional(T.String({ description: "IANA zone of the rules' days and times; default: this machine's zone" })),
+    rules: T.Array(RuleSchema, { maxItems: MAX_RULES, default: [], description: 'written as [[schedule.rules]] tables' }),
+  }),
+  warmup: T.Object({
+    enabled: T.Boolean({ default: true, description: 'start what a rule needs ahead of it' }),
+    lead_time_minutes: T.Integer({ minimum: 0, maximum: MAX_LEAD_TIME_MINUTES, default: DEFAULT_LEAD_TIME_MINUTES, description: 'minutes before a rule opens' }),
+  }),
+  prediction: T.Object({
+    enabled: T.Boolean({ default: false, description: "raise the minimum from the group's own history" }),
+    percentile: T.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PERCENTILE, description: 'of the player count at the same weekday and hour' }),
+  }),
+});
+const FILE = ScalingFileSchema.properties;
+const RULE = RuleSchema.properties;
+
 export type ParsedScalingConfig = { ok: true; config: GroupScalingConfig } | { ok: false; problem: string };
 
 /** The defaults of a group without a file: schedule off, warm-up on (it only acts on rules), predictions off. */
@@ -43,7 +75,8 @@ type Table = Record<string, unknown>;
 const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 const describe = (value: unknown): string => (Array.isArray(value) ? 'an array' : value instanceof Date ? 'a date' : isTable(value) ? 'a table' : JSON.stringify(value));
 
-function onlyKeys(table: Table, where: string, allowed: readonly string[]): void {
+function onlyKeys(table: Table, where: string, schema: TObject): void {
+  const allowed = Object.keys(schema.properties);
   for (const key of Object.keys(table)) {
     if (!allowed.includes(key)) throw new Problem(`${where === '' ? '' : `${where}.`}${key} is not a known key (known: ${allowed.join(', ')})`);
   }
@@ -56,14 +89,16 @@ function sectionOf(root: Table, name: string): Table {
   return value;
 }
 
-function bool(table: Table, where: string, key: string, fallback: boolean): boolean {
+/** The key's value; a missing key takes its schema's default. */
+function bool(table: Table, where: string, key: string, schema: TBoolean): boolean {
   const value = table[key];
-  if (value === undefined) return fallback;
+  if (value === undefined) return schema.default === true;
   if (typeof value !== 'boolean') throw new Problem(`${where}.${key} must be true or false, not ${describe(value)}`);
   return value;
 }
 
-function integer(table: Table, where: string, key: string, min: number, max: number): number | undefined {
+function integer(table: Table, where: string, key: string, schema: TInteger): number | undefined {
+  const { minimum: min = 0, maximum: max = Number.MAX_SAFE_INTEGER } = schema;
   const value = table[key];
   if (value === undefined) return undefined;
   const n = typeof value === 'bigint' ? Number(value) : value;
@@ -74,7 +109,7 @@ function integer(table: Table, where: string, key: string, min: number, max: num
 function rule(value: unknown, index: number, seen: Set<string>): ScheduleRule {
   const where = `schedule.rules[${index + 1}]`;
   if (!isTable(value)) throw new Problem(`${where} must be a table ([[schedule.rules]]), not ${describe(value)}`);
-  onlyKeys(value, where, ['name', 'days', 'from', 'to', 'min_instances', 'max_instances']);
+  onlyKeys(value, where, RuleSchema);
   const name = value.name;
   if (typeof name !== 'string' || name.trim() === '') throw new Problem(`${where}.name is required: a non-empty string naming the rule`);
   const label = `${where} ("${name}")`;
@@ -96,9 +131,9 @@ function rule(value: unknown, index: number, seen: Set<string>): ScheduleRule {
   };
   const from = clock('from');
   const to = clock('to');
-  const minInstances = integer(value, label, 'min_instances', 0, MAX_INSTANCES);
+  const minInstances = integer(value, label, 'min_instances', RULE.min_instances);
   if (minInstances === undefined) throw new Problem(`${label}.min_instances is required: the group's minimum while the rule is in force`);
-  const maxInstances = integer(value, label, 'max_instances', 1, MAX_INSTANCES) ?? null;
+  const maxInstances = integer(value, label, 'max_instances', RULE.max_instances) ?? null;
   if (maxInstances !== null && maxInstances < minInstances) throw new Problem(`${label}.max_instances (${maxInstances}) is below min_instances (${minInstances})`);
   return { name, days, from, to, minInstances, maxInstances };
 }
@@ -113,24 +148,25 @@ export function parseScalingConfig(text: string, group: string, machineZone: str
     throw error;
   }
   try {
-    onlyKeys(root, '', ['schedule', 'warmup', 'prediction']);
+    onlyKeys(root, '', ScalingFileSchema);
     const schedule = sectionOf(root, 'schedule');
-    onlyKeys(schedule, 'schedule', ['enabled', 'timezone', 'rules']);
+    onlyKeys(schedule, 'schedule', FILE.schedule);
     // A file without `enabled` but with rules means them (as the reference reads it).
-    const enabled = bool(schedule, 'schedule', 'enabled', true);
+    const enabled = bool(schedule, 'schedule', 'enabled', FILE.schedule.properties.enabled);
     const zone = schedule.timezone;
     if (zone !== undefined && (typeof zone !== 'string' || !isValidTimeZone(zone))) {
       throw new Problem(`schedule.timezone must be an IANA time zone such as "Europe/Berlin" or "UTC", not ${describe(zone)}`);
     }
     const rawRules = schedule.rules ?? [];
     if (!Array.isArray(rawRules)) throw new Problem(`schedule.rules must be written as [[schedule.rules]] tables, not ${describe(rawRules)}`);
-    if (rawRules.length > MAX_RULES) throw new Problem(`schedule.rules: at most ${MAX_RULES} rules, not ${rawRules.length}`);
+    const maxRules = FILE.schedule.properties.rules.maxItems ?? MAX_RULES;
+    if (rawRules.length > maxRules) throw new Problem(`schedule.rules: at most ${maxRules} rules, not ${rawRules.length}`);
     const seen = new Set<string>();
     const rules = rawRules.map((r, i) => rule(r, i, seen));
     const warmup = sectionOf(root, 'warmup');
-    onlyKeys(warmup, 'warmup', ['enabled', 'lead_time_minutes']);
+    onlyKeys(warmup, 'warmup', FILE.warmup);
     const prediction = sectionOf(root, 'prediction');
-    onlyKeys(prediction, 'prediction', ['enabled', 'percentile']);
+    onlyKeys(prediction, 'prediction', FILE.prediction);
     return {
       ok: true,
       config: {
@@ -138,8 +174,14 @@ export function parseScalingConfig(text: string, group: string, machineZone: str
         enabled,
         timezone: typeof zone === 'string' ? zone : machineZone,
         rules,
-        warmup: { enabled: bool(warmup, 'warmup', 'enabled', true), leadTimeMinutes: integer(warmup, 'warmup', 'lead_time_minutes', 0, MAX_LEAD_TIME_MINUTES) ?? DEFAULT_LEAD_TIME_MINUTES },
-        prediction: { enabled: bool(prediction, 'prediction', 'enabled', false), percentile: integer(prediction, 'prediction', 'percentile', 1, 100) ?? DEFAULT_PERCENTILE },
+        warmup: {
+          enabled: bool(warmup, 'warmup', 'enabled', FILE.warmup.properties.enabled),
+          leadTimeMinutes: integer(warmup, 'warmup', 'lead_time_minutes', FILE.warmup.properties.lead_time_minutes) ?? DEFAULT_LEAD_TIME_MINUTES,
+        },
+        prediction: {
+          enabled: bool(prediction, 'prediction', 'enabled', FILE.prediction.properties.enabled),
+          percentile: integer(prediction, 'prediction', 'percentile', FILE.prediction.properties.percentile) ?? DEFAULT_PERCENTILE,
+        },
       },
     };
   } catch (error) {
