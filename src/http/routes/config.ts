@@ -1,11 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { t } from '../t';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
-import { DEFAULT_CONFIG_TEXT } from '../../config/load';
-import { patchToml, type TomlUpdate } from '../../config/patch';
+import { svcToml } from '../../config/load';
+import type { TomlUpdate } from '../../config/patch';
 import { SECRET_KEYS, type Config } from '../../config/schema';
-import { writeFileAtomic } from '../../config/write';
+import { FileWriteError } from '../../config/write';
 import { defineRoute, type AnyRoute } from '../route';
 
 const ConfigView = t.Object({
@@ -110,15 +109,15 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
             'nothing to update: PATCH /api/config changes networkName, consoleColored and consoleLogEvents; other keys need an edit of svc.toml and a restart',
           );
         }
-        const current = existsSync(kernel.configPath) ? readFileSync(kernel.configPath, 'utf8') : DEFAULT_CONFIG_TEXT;
-        let next: string;
         try {
-          next = patchToml(current, updates);
+          // Only the keys named change; every comment and other byte of the file stays.
+          svcToml.patch(kernel.configPath, updates);
         } catch (error) {
+          // A failed write (a full disk, a read-only folder) is answered like every other write.
+          if (error instanceof FileWriteError) throw error;
           kernel.log.error({ err: error, file: kernel.configPath }, 'svc.toml could not be patched in place');
           throw new ApiError('INTERNAL_ERROR', 'svc.toml could not be patched in place; the controller log says why. Edit the file by hand');
         }
-        writeFileAtomic(kernel.configPath, next);
         const live = kernel.config as unknown as Record<string, Record<string, unknown>>;
         for (const u of updates) live[u.section]![u.key] = u.value;
         views.delete(kernel);
