@@ -175,7 +175,7 @@ async function runController(dir: string, configPath: string): Promise<number> {
   // while the controller is still starting acts as soon as the start completes. A second stop
   // signal means "now".
   let controller: Controller | undefined;
-  let terminal: InstanceType<typeof import('./cli/terminal-console').TerminalConsole> | undefined;
+  let terminal: InstanceType<typeof import('./terminal/terminal-console').TerminalConsole> | undefined;
   let pending: NodeJS.Signals | undefined;
   let signals = 0;
   const exit = (code: number) => {
@@ -205,7 +205,7 @@ async function runController(dir: string, configPath: string): Promise<number> {
   // Loaded here, not at the top: `svc cli`, `version` and `init` start without the server's code.
   startupMark('main: entry modules evaluated');
   const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  const [{ Controller }, TerminalConsole] = await Promise.all([import('./controller'), onTerminal ? import('./cli/terminal-console').then((m) => m.TerminalConsole) : null]);
+  const [{ Controller }, TerminalConsole] = await Promise.all([import('./controller'), onTerminal ? import('./terminal/terminal-console').then((m) => m.TerminalConsole) : null]);
   startupMark('controller code imported');
   // On a terminal the operator gets an interactive console; under systemd (no TTY) it stays silent.
   terminal = TerminalConsole ? new TerminalConsole() : undefined;

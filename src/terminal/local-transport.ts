@@ -4,7 +4,7 @@ import type { CommandResult } from '../core/commands/registry';
 import { attachScreen, screenInput } from '../core/commands/screen';
 import { EVENTS_NOT_FORWARDED } from '../ws/console-protocol';
 import { LOGGED_LIFECYCLE_EVENTS } from '../core/services/lifecycle-log';
-import type { ConsoleEvent, ConsoleTransport, ScreenListener } from './transport';
+import type { ConsoleEvent, ConsoleTransport, ScreenListener } from '../cli/transport';
 
 /** The controller's own terminal: commands run in-process with the `console` actor. */
 export class LocalConsole implements ConsoleTransport {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Kernel } from '../kernel';
 import { LocalConsole } from './local-transport';
-import { InteractiveShell } from './shell';
+import { InteractiveShell } from '../cli/shell';
 
 /**
  * The controller's own interactive console, when it runs on a terminal. Log lines go through

@@ -73,6 +73,11 @@ describe('layers', () => {
     expect(pathTo(join(SRC, 'kernel.ts'), (file) => file.startsWith('modules/'))).toBeNull();
   });
 
+  test('src/cli is a network client: nothing in it reaches the kernel (the controller\'s own terminal console is src/terminal/)', () => {
+    const inside = files.filter((file) => rel(file).startsWith('cli/')).map((file) => pathTo(file, (target) => target === 'kernel.ts'));
+    expect(inside.filter(Boolean)).toEqual([]);
+  });
+
   test('modpacks never reach back into the kernel', () => {
     const back = files.filter((file) => rel(file).startsWith('core/modpacks/')).map((file) => pathTo(file, (target) => target === 'kernel.ts'));
     expect(back.filter(Boolean)).toEqual([]);
