@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { readFieldTable, renderFieldTable, type TableField } from '../../config/unit/field-table';
-import { DEDICATED_FIELDS, DEDICATED_REQUIRED, dedicatedProblem, type Dedicated } from './model';
+import { asStatic } from '../../config/unit/sections';
+import { DEDICATED_FIELDS, DEDICATED_REQUIRED, DedicatedSchema, dedicatedProblem, type Dedicated } from './model';
 
 /** A dedicated config file that cannot be used; the message names the file and the key. */
 export class DedicatedFileError extends Error {
@@ -30,7 +31,8 @@ export function parseDedicatedToml(text: string, file: string, nameFromFile: str
   if (out.name === '') out.name = nameFromFile;
   if (out.name !== nameFromFile) throw new DedicatedFileError(`${file}: [dedicated] name "${String(out.name)}" differs from the file name "${nameFromFile}.toml"`);
   if (!Value.Check(DEDICATED_FIELDS.name.schema, out.name)) throw new DedicatedFileError(`${file}: the name must match ${DEDICATED_FIELDS.name.schema.pattern}`);
-  const config = out as Dedicated;
+  // Every field passed its own schema and the name is checked: the whole fits DedicatedSchema.
+  const config = asStatic(DedicatedSchema, out);
   const problem = dedicatedProblem(config);
   if (problem) throw new DedicatedFileError(`${file}: ${problem}`);
   return { config, warnings };

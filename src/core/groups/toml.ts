@@ -1,5 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { lookup, readFieldTable, renderFieldTable } from '../../config/unit/field-table';
+import { asStatic } from '../../config/unit/sections';
 import { crossFieldProblem, GROUP_FIELDS, GroupSchema, normalizeGroup, type Group } from './model';
 
 /** A group file that cannot be used; the message names the file and the key. */
@@ -30,7 +31,8 @@ export function parseGroupToml(text: string, file: string, nameFromFile: string)
   for (const required of ['software', 'version'] as const) {
     if (lookup(table, GROUP_FIELDS[required].path) === undefined) throw new GroupFileError(`${file}: [group] ${required} is required`);
   }
-  const group = normalizeGroup(out as Group);
+  // Every field passed its own schema and the name is checked: the whole fits GroupSchema.
+  const group = normalizeGroup(asStatic(GroupSchema, out));
   const problem = crossFieldProblem(group);
   if (problem) throw new GroupFileError(`${file}: ${problem}`);
   return { group, warnings };
