@@ -2,7 +2,8 @@
  * The whole event and error contract of this build: core's tables and every compiled-in
  * module's, side by side, for readers of the complete list (tests, tools). The controller does
  * not need this file: each module's manifest carries its own tables, and the registry registers
- * them at start (builtin.ts). Importing it registers every module's tables too.
+ * them at start (builtin.ts). Importing it registers every module's tables too. A module added
+ * to builtin.ts is added here as well (test/architecture/module-checklist.test.ts checks it).
  */
 import { ERROR_STATUS } from '../errors';
 import { CORE_EVENTS } from '../events/catalogue';

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BUILTIN_MODULES } from '../../src/modules/builtin';
+import { ERROR_CATALOGUE, EVENT_CATALOGUE } from '../../src/modules/contract';
 
 const ROOT = resolve(import.meta.dir, '../..');
 
@@ -31,6 +32,15 @@ describe('module checklist', () => {
     });
     expect(misplaced).toEqual([]);
     expect(BUILTIN_MODULES.filter((m) => !m.errors).map((m) => m.id)).toEqual([]);
+  });
+
+  test("src/modules/contract.ts lists every compiled-in module's codes and events", () => {
+    const events: Record<string, unknown> = EVENT_CATALOGUE;
+    const unlisted = BUILTIN_MODULES.flatMap((m) => [
+      ...Object.entries(m.errors ?? {}).filter(([code, status]) => ERROR_CATALOGUE[code] !== status).map(([code]) => `${m.id}: ${code}`),
+      ...Object.entries(m.events ?? {}).filter(([type, spec]) => events[type] !== spec).map(([type]) => `${m.id}: ${type}`),
+    ]);
+    expect(unlisted).toEqual([]);
   });
 
   test('every compiled-in module offers routes, console commands and doctor sections', async () => {
