@@ -1,4 +1,5 @@
 import { monotonicNow, type Clock } from '../core/time/monotonic';
+import { SocketRounds } from './socket-rounds';
 
 /** The part of a socket the backlog watch needs. */
 export interface Backlogged {
@@ -59,35 +60,30 @@ export interface Dropped {
  * skipped for it. Times on the monotonic clock.
  */
 export class BacklogWatch {
-  private readonly sockets = new Map<string, Entry>();
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly sockets: SocketRounds<Entry>;
 
   constructor(
     private readonly limits: BacklogLimits = EVENT_BACKLOG,
     private readonly onDrop: (dropped: Dropped) => void = () => {},
     private readonly now: Clock = monotonicNow,
-  ) {}
+  ) {
+    this.sockets = new SocketRounds(limits.checkMs, () => this.check());
+  }
 
   track(id: string, socket: Backlogged): void {
-    this.sockets.set(id, { socket, drainedAt: this.now() });
-    if (!this.timer) {
-      this.timer = setInterval(() => this.check(), this.limits.checkMs);
-      this.timer.unref();
-    }
+    this.sockets.add(id, { socket, drainedAt: this.now() });
   }
 
   untrack(id: string): void {
     this.sockets.delete(id);
-    if (this.sockets.size === 0) this.stop();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.sockets.stop();
   }
 
   get size(): number {
-    return this.sockets.size;
+    return this.sockets.entries.size;
   }
 
   /** One round (the timer runs it every checkMs). */
@@ -98,7 +94,7 @@ export class BacklogWatch {
     const stalled: { id: string; entry: Entry; bytes: number }[] = [];
     const over: { id: string; entry: Entry; bytes: number }[] = [];
     let total = 0;
-    for (const [id, entry] of this.sockets) {
+    for (const [id, entry] of this.sockets.entries) {
       const bytes = entry.socket.buffered();
       if (bytes <= drainedBytes) entry.drainedAt = now;
       const item = { id, entry, bytes };
@@ -121,7 +117,7 @@ export class BacklogWatch {
       }
       this.drop(cut, `the subscribers together held more than ${kib(totalBytes)} unread`);
     }
-    if (this.sockets.size === 0) this.stop();
+    if (this.sockets.entries.size === 0) this.stop();
   }
 
   private drop(items: { id: string; entry: Entry; bytes: number }[], why: string): void {
@@ -129,7 +125,7 @@ export class BacklogWatch {
     let largest = 0;
     for (const { id, entry, bytes } of items) {
       largest = Math.max(largest, bytes);
-      this.sockets.delete(id);
+      this.sockets.entries.delete(id);
       entry.socket.terminate();
     }
     this.onDrop({ sockets: items.length, largestBytes: largest, why });

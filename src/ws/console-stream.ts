@@ -8,7 +8,8 @@ import type { CliClient, CliSessionStore } from '../core/commands/cli-sessions';
 import type { LocationLookup } from '../core/commands/location';
 import type { Heartbeat } from './heartbeat';
 import { publishEventsTo } from './event-topic';
-import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
+import type { SocketHandle } from './socket-auth';
+import { socketLifecycle } from './socket-lifecycle';
 import type { Actor } from '../events/catalogue';
 import { clientAddress } from '../http/request';
 import { EVENTS_NOT_FORWARDED, inboundFrame, outputFrame, type InboundFrame, type OutboundFrame } from './console-protocol';
@@ -63,8 +64,6 @@ export interface ConsoleStreamDeps {
  */
 export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { sessions(): number } {
   const { kernel, heartbeat } = deps;
-  const live = new Map<string, Session>();
-  const early = new EarlyFrames();
   const send = (session: Session, frame: OutboundFrame) => session.ws.raw.send(JSON.stringify(frame));
 
   publishEventsTo(() => hub.publisher, kernel.bus, TOPIC, (event) =>
@@ -168,37 +167,11 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
     handle(session, frame);
   };
 
-  hub.add(CONSOLE_STREAM_SOCKET.path, {
-    async open(ws: SocketHandle) {
-      const id = socketId(ws);
-      early.begin(id);
-      const admitted = await admitSocket(ws, kernel.auth, CONSOLE_STREAM_SOCKET, () => early.pending(id));
-      const sentMeanwhile = early.end(id);
-      if (!admitted) return;
-      const raw = ws.raw;
-      heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      const session: Session = { ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), actor: admitted.actor, id: null, client: null, connectedAt: Date.now(), connectedMono: monotonicNow(), commands: 0, running: 0, registered: null, screen: null };
-      live.set(id, session);
-      for (const message of sentMeanwhile) receive(session, message);
-    },
-    message(ws: SocketHandle, message: unknown) {
-      const id = socketId(ws);
-      heartbeat.alive(id);
-      if (early.hold(id, message)) return;
-      const session = live.get(id);
-      if (session) receive(session, message);
-    },
-    pong(ws: { data: unknown }) {
-      heartbeat.alive(socketId(ws));
-    },
-    close(ws: SocketHandle) {
-      const id = socketId(ws);
-      heartbeat.untrack(id);
-      early.end(id);
-      forgetSocket(ws);
-      const session = live.get(id);
-      live.delete(id);
-      if (!session) return;
+  const endpoint = socketLifecycle<Session>(kernel.auth, heartbeat, {
+    spec: CONSOLE_STREAM_SOCKET,
+    admitted: (ws, who) => ({ ws, ip: addressOf(ws, kernel.config.api.trust_forwarded_for), actor: who.actor, id: null, client: null, connectedAt: Date.now(), connectedMono: monotonicNow(), commands: 0, running: 0, registered: null, screen: null }),
+    message: receive,
+    closed(session) {
       detach(session);
       const ended = Date.now();
       const lengthMs = monotonicNow() - session.connectedMono;
@@ -208,7 +181,8 @@ export function mountConsoleStream(hub: SocketHub, deps: ConsoleStreamDeps): { s
       }).catch((error: unknown) => kernel.log.error({ area: 'console', err: error }, 'recording the console session failed'));
     },
   });
-  return { sessions: () => [...live.values()].filter((s) => s.id).length };
+  hub.add(CONSOLE_STREAM_SOCKET.path, endpoint);
+  return { sessions: () => [...endpoint.connections()].filter((s) => s.id).length };
 }
 
 function parseFrame(message: unknown): InboundFrame | null {

@@ -6,7 +6,8 @@ import type { Principal } from '../http/auth';
 import type { Heartbeat } from './heartbeat';
 import { BacklogWatch, EVENT_BACKLOG, type BacklogLimits } from './backlog-watch';
 import { publishEventsTo } from './event-topic';
-import { admitSocket, CLOSE_POLICY, forgetSocket, socketId, type SocketHandle } from './socket-auth';
+import { CLOSE_POLICY, socketId } from './socket-auth';
+import { socketLifecycle } from './socket-lifecycle';
 
 export { CLOSE_POLICY };
 
@@ -57,37 +58,23 @@ export function mountEventsSocket(hub: SocketHub, kernel: Kernel, heartbeat: Hea
   const backlog = new BacklogWatch(backlogLimits, ({ sockets, largestBytes, why }) =>
     log.warn({ sockets, largestKiB: Math.round(largestBytes / 1024) }, `${sockets} event subscriber(s) stopped reading and were cut (${why}); they reconnect`),
   );
-  // Live connections and whether each has been let in. A socket that closes while its
-  // credential is still being checked is gone from the map by then, and never subscribes.
-  const live = new Map<string, boolean>();
   const master = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MASTER, frameOf);
   const machine = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_MACHINE, (event) => (proxyOnly(event.type) ? null : frameOf(event)));
   const session = publishEventsTo(() => hub.publisher, kernel.bus, TOPIC_SESSION, (event) => (proxyOnly(event.type) || DASHBOARD_LOGINS.has(event.type) ? null : frameOf(event)));
-  hub.add(EVENTS_SOCKET.path, {
-    async open(ws: SocketHandle) {
-      const id = socketId(ws);
-      live.set(id, false);
-      const who = await admitSocket(ws, kernel.auth, EVENTS_SOCKET, () => live.has(id));
-      if (!who) return;
-      const raw = ws.raw;
-      heartbeat.track(id, { ping: () => raw.ping(), terminate: () => raw.terminate() });
-      backlog.track(id, { buffered: () => raw.getBufferedAmount(), terminate: () => raw.terminate() });
-      raw.subscribe(topicOf(who));
-      live.set(id, true);
-    },
-    message(ws: SocketHandle) {
-      heartbeat.alive(socketId(ws));
-    },
-    pong(ws: { data: unknown }) {
-      heartbeat.alive(socketId(ws));
-    },
-    close(ws: SocketHandle) {
-      const id = socketId(ws);
-      heartbeat.untrack(id);
-      backlog.untrack(id);
-      forgetSocket(ws);
-      live.delete(id);
-    },
-  });
+  // Frames from subscribers are only signs of life (the lifecycle counts them); each kept socket's state is its id.
+  hub.add(
+    EVENTS_SOCKET.path,
+    socketLifecycle(kernel.auth, heartbeat, {
+      spec: EVENTS_SOCKET,
+      admitted(ws, who) {
+        const id = socketId(ws);
+        const raw = ws.raw;
+        backlog.track(id, { buffered: () => raw.getBufferedAmount(), terminate: () => raw.terminate() });
+        raw.subscribe(topicOf(who));
+        return id;
+      },
+      closed: (id) => backlog.untrack(id),
+    }),
+  );
   return { subscribers: () => master.subscribers() + machine.subscribers() + session.subscribers() };
 }

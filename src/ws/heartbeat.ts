@@ -1,4 +1,5 @@
 import { monotonicNow, type Clock } from '../core/time/monotonic';
+import { SocketRounds } from './socket-rounds';
 
 /** The part of a socket the heartbeat needs. */
 export interface Pingable {
@@ -21,43 +22,38 @@ export const SPEC_HEARTBEAT: HeartbeatTiming = { intervalMs: 15_000, timeoutMs: 
  * measured on the monotonic clock: a wall-clock step never drops a socket that answers.
  */
 export class Heartbeat {
-  private readonly sockets = new Map<string, { socket: Pingable; lastSeen: number }>();
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly sockets: SocketRounds<{ socket: Pingable; lastSeen: number }>;
 
   constructor(
     private readonly timing: HeartbeatTiming = SPEC_HEARTBEAT,
     private readonly now: Clock = monotonicNow,
-  ) {}
+  ) {
+    this.sockets = new SocketRounds(timing.intervalMs, () => this.tick());
+  }
 
   track(id: string, socket: Pingable): void {
-    this.sockets.set(id, { socket, lastSeen: this.now() });
-    if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), this.timing.intervalMs);
-      this.timer.unref();
-    }
+    this.sockets.add(id, { socket, lastSeen: this.now() });
   }
 
   alive(id: string): void {
-    const entry = this.sockets.get(id);
+    const entry = this.sockets.entries.get(id);
     if (entry) entry.lastSeen = this.now();
   }
 
   untrack(id: string): void {
     this.sockets.delete(id);
-    if (this.sockets.size === 0) this.stop();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.sockets.stop();
   }
 
   /** One round: terminates the silent, pings the rest (the timer calls it every intervalMs). */
   tick(): void {
     const now = this.now();
-    for (const [id, entry] of this.sockets) {
+    for (const [id, entry] of this.sockets.entries) {
       if (now - entry.lastSeen > this.timing.timeoutMs) {
-        this.sockets.delete(id);
+        this.sockets.entries.delete(id);
         entry.socket.terminate();
         continue;
       }
