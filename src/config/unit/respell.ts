@@ -36,5 +36,17 @@ function respell(schema: TSchema | undefined, value: unknown, rename: (key: stri
     const renamed = rename(key);
     out[renamed] = respell(s.properties?.[lookup === 'before' ? key : renamed], item, rename, lookup);
   }
-  return out;
+  return inSchemaOrder(out, s.properties, rename, lookup);
+}
+
+/** The schema's fields first, in its order (so a file is written the same way whatever built the value), then any others. */
+function inSchemaOrder(out: Record<string, unknown>, properties: Record<string, TSchema> | undefined, rename: (key: string) => string, lookup: 'before' | 'after'): Record<string, unknown> {
+  if (!properties) return out;
+  const ordered: Record<string, unknown> = {};
+  for (const field of Object.keys(properties)) {
+    const key = lookup === 'before' ? rename(field) : field;
+    if (key in out) ordered[key] = out[key];
+  }
+  for (const [key, item] of Object.entries(out)) if (!(key in ordered)) ordered[key] = item;
+  return ordered;
 }

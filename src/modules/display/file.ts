@@ -1,11 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { stringify } from 'smol-toml';
+import { toFileKeys, toSnake } from '../../config/unit/respell';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
+import { typesOnly } from '../../config/unit/types-only';
 import { describeSchema, showValue } from '../../describe-schema';
 import { defaultSettings } from './defaults';
 import { overlaySettings } from './merge';
-import type { DisplaySettings } from './model';
+import { DisplaySettingsSchema, type DisplaySettings } from './model';
 import { firstProblem, tomlKey } from './rules';
 
 /**
@@ -14,29 +16,13 @@ import { firstProblem, tomlKey } from './rules';
  * Every key is optional: a missing one takes its default.
  */
 
-const S = Type.Optional(Type.String());
-const StringMap = Type.Optional(Type.Record(Type.String(), Type.String()));
-
+/**
+ * What the file may hold, from the settings' own schema: every key optional and snake_case,
+ * checked for its type here; limits and lines are rules.ts's, in this file's words.
+ */
 const FileSchema = Type.Object({
-  display: Type.Optional(
-    Type.Object({
-      name: S,
-      sign: Type.Optional(Type.Object({ line1: S, line2: S, line3: S, line4_online: S, line4_offline: S })),
-      npc: Type.Optional(
-        Type.Object({
-          display_name: S,
-          subtitle: S,
-          subtitle_offline: S,
-          floating_item: S,
-          status_items: StringMap,
-          inventory: Type.Optional(Type.Object({ title: S, size: Type.Optional(Type.Integer()), item_name: S, item_lore: Type.Optional(Type.Array(Type.String())) })),
-        }),
-      ),
-      states: StringMap,
-    }),
-  ),
+  display: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), ...typesOnly(DisplaySettingsSchema).properties })),
 });
-type DisplayFile = Static<typeof FileSchema>;
 
 const HEADER = [
   '# Display of one group: server-selector signs and NPCs, read by the svc display plugin.',
@@ -45,30 +31,19 @@ const HEADER = [
   '',
 ].join('\n');
 
+/** The file: the header, then `[display]` with the group's name and every setting, snake_case, in the schema's order. */
 export function renderDisplayToml(groupName: string, s: DisplaySettings): string {
-  const file: Required<DisplayFile> = {
-    display: {
-      name: groupName,
-      sign: { line1: s.sign.line1, line2: s.sign.line2, line3: s.sign.line3, line4_online: s.sign.line4Online, line4_offline: s.sign.line4Offline },
-      npc: {
-        display_name: s.npc.displayName,
-        subtitle: s.npc.subtitle,
-        subtitle_offline: s.npc.subtitleOffline,
-        floating_item: s.npc.floatingItem,
-        status_items: s.npc.statusItems,
-        inventory: { title: s.npc.inventory.title, size: s.npc.inventory.size, item_name: s.npc.inventory.itemName, item_lore: s.npc.inventory.itemLore },
-      },
-      states: s.states,
-    },
-  };
-  return `${HEADER}\n${stringify(file)}\n`;
+  const settings = toFileKeys(DisplaySettingsSchema, s);
+  return `${HEADER}\n${stringify({ display: { name: groupName, ...(isTable(settings) ? settings : {}) } })}\n`;
 }
+
+const isTable = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export type ParsedDisplay = { ok: true; settings: DisplaySettings } | { ok: false; problem: string };
 
 /** The settings a file holds, or what is wrong with it (key and expectation, without the file name). */
 export function parseDisplayToml(text: string, groupName: string): ParsedDisplay {
-  let raw: unknown;
+  let raw: Record<string, unknown>;
   try {
     raw = parseTomlText(text);
   } catch (error) {
@@ -80,15 +55,13 @@ export function parseDisplayToml(text: string, groupName: string): ParsedDisplay
     const key = typeError.path.replace(/^\//, '').replace(/\//g, '.') || 'the document';
     return { ok: false, problem: `${key} must be ${describeSchema(typeError.schema)}, got ${showValue(typeError.value)}` };
   }
-  const settings = fromFile(raw as DisplayFile, groupName);
+  const settings = fromFile(raw.display, groupName);
   const problem = firstProblem(settings);
   if (problem) return { ok: false, problem: `${tomlKey(problem.path)} ${problem.message}` };
   return { ok: true, settings };
 }
 
 /** The file's settings over the group's defaults; the file spells keys snake_case, and a table given (even empty) replaces its map. */
-function fromFile(file: DisplayFile, groupName: string): DisplaySettings {
-  return overlaySettings(defaultSettings(groupName), file.display, { keyOf: snakeCase, maps: 'replace' });
+function fromFile(display: unknown, groupName: string): DisplaySettings {
+  return overlaySettings(defaultSettings(groupName), display, { keyOf: toSnake, maps: 'replace' });
 }
-
-const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
