@@ -32,12 +32,16 @@ export function binaryName(target: Target): string {
   return `svc-${target}${target.startsWith('windows') ? '.exe' : ''}`;
 }
 
+/** Every worker thread's code (each file under src/ named *.worker.ts): entry points of their own, which src/core/threads/worker-thread.ts starts by path. */
+export function workerEntryPoints(): string[] {
+  return [...new Bun.Glob('src/**/*.worker.ts').scanSync({ cwd: import.meta.dir })].sort().map((path) => join(import.meta.dir, path));
+}
+
 /** Compiles one target; returns the written path. `version` replaces package.json's (release builds, update tests). */
 export async function buildTarget(target: Target, outfile: string, options: { version?: string } = {}): Promise<string> {
   const result = await Bun.build({
     define: options.version ? { SVC_BUILD_VERSION: JSON.stringify(options.version) } : {},
-    // Worker threads are entry points of their own (new Worker(new URL('./x.worker.ts', import.meta.url)) finds them in the binary).
-    entrypoints: [join(import.meta.dir, 'src/main.ts'), join(import.meta.dir, 'src/modules/backup/archive/writer.worker.ts')],
+    entrypoints: [join(import.meta.dir, 'src/main.ts'), ...workerEntryPoints()],
     compile: {
       target: `bun-${target}` as Bun.Build.CompileTarget,
       outfile,

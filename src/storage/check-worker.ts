@@ -1,28 +1,7 @@
 import { Database } from 'bun:sqlite';
+import { startWorker, type WorkerThread } from '../core/threads/worker-thread';
 import { checkProblems, quickCheck } from './db';
-
-/**
- * The worker: its own read-only connection, one `PRAGMA quick_check(10)`, then it ends. Plain
- * JavaScript from a blob URL (as the checkpointer's and the snapshot's), so the binary needs no
- * extra entry point.
- */
-const WORKER_SOURCE = `
-import { Database } from 'bun:sqlite';
-self.onmessage = (event) => {
-  let db;
-  try {
-    db = new Database(event.data.file, { readonly: true });
-    db.run('PRAGMA busy_timeout = 5000');
-    const rows = db.query('PRAGMA quick_check(10)').all().map((row) => row.quick_check);
-    postMessage({ ok: true, rows });
-  } catch (error) {
-    postMessage({ ok: false, code: String((error && error.code) || ''), message: String((error && error.message) || error) });
-  } finally {
-    try { db?.close(); } catch {}
-  }
-};`;
-
-type Reply = { ok: true; rows: string[] } | { ok: false; code: string; message: string };
+import type { QuickCheckReply, QuickCheckRequest } from './quick-check.worker';
 
 /**
  * `quick_check` of a live database file off the event loop (it reads every page: about half a
@@ -30,9 +9,9 @@ type Reply = { ok: true; rows: string[] } | { ok: false; code: string; message: 
  * none when sound; throws what opening the file threw. Without workers it runs here.
  */
 export async function quickCheckFile(file: string): Promise<string[]> {
-  let worker: Worker;
+  let worker: WorkerThread<QuickCheckRequest, QuickCheckReply>;
   try {
-    worker = new Worker(URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'application/javascript' })));
+    worker = startWorker<QuickCheckRequest, QuickCheckReply>('storage/quick-check.worker.ts');
   } catch {
     const db = new Database(file, { readonly: true });
     try {
@@ -42,10 +21,10 @@ export async function quickCheckFile(file: string): Promise<string[]> {
     }
   }
   try {
-    const reply = await new Promise<Reply>((resolve) => {
-      worker.onmessage = (event: MessageEvent<Reply>) => resolve(event.data);
-      worker.onerror = (event: ErrorEvent) => resolve({ ok: false, code: '', message: event.message });
-      worker.postMessage({ file });
+    const reply = await new Promise<QuickCheckReply>((resolve) => {
+      worker.onMessage(resolve);
+      worker.onError((message) => resolve({ ok: false, code: '', message }));
+      worker.post({ file });
     });
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.code });
     return checkProblems(reply.rows);

@@ -2,6 +2,8 @@ import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
 import type { Logger } from '../log';
 import { monotonicNow } from '../core/time/monotonic';
+import { startWorker, type WorkerThread } from '../core/threads/worker-thread';
+import type { CheckpointReply, CheckpointRequest } from './checkpoint.worker';
 
 /** How often the worker copies the WAL back into the database. */
 const INTERVAL_MS = 1000;
@@ -19,34 +21,6 @@ const STALL_MS = 30_000;
 const START_WORKER_ABOVE_BYTES = 1024 * 1024;
 
 /**
- * The worker: its own connection to the same file. Plain JavaScript, loaded from a blob URL,
- * so the compiled binary needs no second entry point.
- */
-const WORKER_SOURCE = `
-import { Database } from 'bun:sqlite';
-let db;
-self.onmessage = (event) => {
-  const message = event.data;
-  try {
-    if (message.type === 'open') {
-      db = new Database(message.path);
-      db.run('PRAGMA busy_timeout = 5000');
-      postMessage({ type: 'opened' });
-    } else if (message.type === 'checkpoint') {
-      const row = db.query('PRAGMA wal_checkpoint(' + message.mode + ')').get();
-      postMessage({ type: 'done', busy: row.busy, log: row.log, checkpointed: row.checkpointed });
-    } else if (message.type === 'close') {
-      db?.close();
-      postMessage({ type: 'closed' });
-    }
-  } catch (error) {
-    postMessage({ type: 'error', message: String(error && error.message || error) });
-  }
-};`;
-
-type WorkerReply = { type: 'opened' | 'closed' } | { type: 'done'; busy: number; log: number; checkpointed: number } | { type: 'error'; message: string };
-
-/**
  * WAL checkpoints off the event loop. With WAL and synchronous = NORMAL a commit never waits
  * for the disk, but SQLite's automatic checkpoint (every ~1000 WAL pages) runs inside a
  * commit and fsyncs: a few milliseconds in which nothing else is served. Here the main
@@ -56,7 +30,7 @@ type WorkerReply = { type: 'opened' | 'closed' } | { type: 'done'; busy: number;
  * little left to copy). Should the worker fail or stall, the main connection checkpoints as it did before.
  */
 export class BackgroundCheckpointer {
-  private worker: Worker | undefined;
+  private worker: WorkerThread<CheckpointRequest, CheckpointReply> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
   private pendingSince: number | null = null;
   private failed = false;
@@ -84,12 +58,11 @@ export class BackgroundCheckpointer {
 
   private startWorker(): void {
     try {
-      const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'application/javascript' }));
-      this.worker = new Worker(url);
+      this.worker = startWorker<CheckpointRequest, CheckpointReply>('storage/checkpoint.worker.ts');
       this.worker.unref();
-      this.worker.onmessage = (event: MessageEvent<WorkerReply>) => this.onReply(event.data);
-      this.worker.onerror = (event) => this.fail(event.message);
-      this.worker.postMessage({ type: 'open', path: this.path });
+      this.worker.onMessage((reply) => this.onReply(reply));
+      this.worker.onError((message) => this.fail(message));
+      this.worker.post({ type: 'open', path: this.path });
     } catch (error) {
       this.fail((error as Error).message);
     }
@@ -118,10 +91,10 @@ export class BackgroundCheckpointer {
       return;
     }
     this.pendingSince = now;
-    this.worker.postMessage({ type: 'checkpoint', mode: 'PASSIVE' });
+    this.worker.post({ type: 'checkpoint', mode: 'PASSIVE' });
   }
 
-  private onReply(reply: WorkerReply): void {
+  private onReply(reply: CheckpointReply): void {
     if (reply.type === 'done') {
       this.pendingSince = null;
       this.checkpoints++;

@@ -1,8 +1,8 @@
 /**
  * Tar bytes → zstd frames → the archive file, hashed on the way (createArchive's output side).
  *
- * Hashing and writing the archive run on a worker thread (writer.worker.ts, an extra
- * entry point of the compiled binary: see build.ts); compression runs on Bun's thread pool,
+ * Hashing and writing the archive run on a worker thread (writer.worker.ts, loaded as
+ * every worker is: core/threads/worker-thread.ts); compression runs on Bun's thread pool,
  * started from here. The main thread walks, reads, hashes files, packs tar and hands each
  * compressed frame to the writer by transferring its buffer.
  *
@@ -12,6 +12,7 @@
  * where one of the main heap took ~6 ms even in a bare process; left to the collector, resident
  * memory grew by 200+ MiB on a 500 MiB tree).
  */
+import { startWorker, type WorkerThread } from '../../../core/threads/worker-thread';
 import type { FromWriter, ToWriter } from './writer-protocol';
 import { errorOf } from './streams';
 
@@ -29,17 +30,6 @@ const SYNC_EVERY_BYTES = 64 * MIB;
 /** Compressed bytes sent to the writer thread and not yet written (they wait for its fdatasync). */
 const MAX_UNWRITTEN_BYTES = 8 * MIB;
 
-const WRITER_URL = isCompiled() ? './modules/backup/archive/writer.worker.ts' : new URL('./writer.worker.ts', import.meta.url).href;
-
-/**
- * In the compiled binary every module sits in Bun's embedded file system (`/$bunfs/root/` on
- * Unix, `B:/~BUN/root/` on Windows), laid out relative to the entry points' common folder
- * (src/), and this file's import.meta.url is the binary's; from source it is this file.
- */
-function isCompiled(): boolean {
-  return import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/');
-}
-
 /** A full block on its way: compressing, then its frame waiting for its turn to be written. */
 interface Job {
   block: ArrayBuffer;
@@ -48,15 +38,6 @@ interface Job {
   started: boolean;
 }
 
-/**
- * The syncer thread: an fdatasync of the archive's fd per message, so the disk writes what the
- * writer has written so far while everything else goes on (the final fsync then has little
- * left). A failure is left to that final fsync, which reports it. Plain JavaScript from a blob
- * URL: it is two lines, and needs no entry point of its own in the binary.
- */
-const SYNCER_URL = URL.createObjectURL(
-  new Blob([`import { fdatasyncSync } from 'node:fs';\nself.onmessage = (event) => { try { fdatasyncSync(event.data); } catch {} postMessage(0); };`], { type: 'application/javascript' }),
-);
 /**
  * Tar bytes → 1 MiB blocks → one zstd frame each (Bun.zstdCompress on the thread pool, at most
  * `workers` at once) → the writer thread, in block order. Memory is bounded at every stage:
@@ -70,8 +51,9 @@ const SYNCER_URL = URL.createObjectURL(
  * More blocks or more unwritten bytes made it slower, not faster (fewer cache hits).
  */
 export class ArchiveWriter {
-  private readonly worker: Worker;
-  private readonly syncer: Worker;
+  private readonly worker: WorkerThread<ToWriter, FromWriter>;
+  /** fdatasyncs of the archive's fd while it is written (syncer.worker.ts). */
+  private readonly syncer: WorkerThread<number, 0>;
   private syncing = false;
   /** Bytes written since the last fdatasync was asked for. */
   private sinceSync = 0;
@@ -95,17 +77,17 @@ export class ArchiveWriter {
     private readonly workers: number,
   ) {
     for (let i = 0; i < workers + 2; i++) this.free.push(new ArrayBuffer(BLOCK_BYTES));
-    this.worker = new Worker(WRITER_URL);
-    this.post = (message, transfer = []) => this.worker.postMessage(message, transfer);
-    this.worker.onmessage = (event: MessageEvent<FromWriter>) => this.onMessage(event.data);
-    this.worker.onerror = (event: ErrorEvent) => {
+    this.worker = startWorker<ToWriter, FromWriter>('modules/backup/archive/writer.worker.ts');
+    this.post = (message, transfer) => this.worker.post(message, transfer);
+    this.worker.onMessage((message) => this.onMessage(message));
+    this.worker.onError((message) => {
       // An uncaught error: the worker's code is broken; abort() will not wait for its answer.
       this.crashed = true;
-      this.onFailure(new Error(`archive writer thread failed: ${event.message}`));
-    };
+      this.onFailure(new Error(`archive writer thread failed: ${message}`));
+    });
     this.post({ op: 'init', fd, gcEvery: GC_EVERY_BYTES });
-    this.syncer = new Worker(SYNCER_URL);
-    this.syncer.onmessage = () => (this.syncing = false);
+    this.syncer = startWorker<number, 0>('modules/backup/archive/syncer.worker.ts');
+    this.syncer.onMessage(() => (this.syncing = false));
   }
 
   private onMessage(message: FromWriter): void {
@@ -116,7 +98,7 @@ export class ArchiveWriter {
         if (!this.syncing && this.sinceSync >= SYNC_EVERY_BYTES) {
           this.syncing = true;
           this.sinceSync = 0;
-          this.syncer.postMessage(this.fd);
+          this.syncer.post(this.fd);
         }
         this.forward();
         break;

@@ -8,9 +8,8 @@
  * would otherwise free late.
  */
 import { fsyncSync, writeSync } from 'node:fs';
+import { serveMessages } from '../../../core/threads/serve-messages';
 import type { FromWriter, ToWriter } from './writer-protocol';
-
-declare const self: Worker;
 
 const hasher = new Bun.CryptoHasher('sha256');
 let fd = -1;
@@ -19,8 +18,7 @@ let size = 0;
 let sinceGc = 0;
 let failed = false;
 let stopped = false;
-
-const send = (message: FromWriter): void => self.postMessage(message);
+let send: (message: FromWriter) => void = () => {};
 
 function write(frame: Uint8Array): void {
   hasher.update(frame);
@@ -40,8 +38,8 @@ function fail(error: unknown): void {
   send({ op: 'failed', message: String((error as Error | undefined)?.message ?? error) });
 }
 
-self.onmessage = (event: MessageEvent<ToWriter>) => {
-  const m = event.data;
+serveMessages<ToWriter, FromWriter>((m, reply) => {
+  send = reply;
   if (stopped || failed) {
     if (m.op === 'stop') send({ op: 'stopped' });
     return;
@@ -74,4 +72,4 @@ self.onmessage = (event: MessageEvent<ToWriter>) => {
       send({ op: 'stopped' });
       return;
   }
-};
+});
