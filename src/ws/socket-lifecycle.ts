@@ -4,7 +4,7 @@ import type { Heartbeat } from './heartbeat';
 import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';
 import type { SocketEndpoint } from './socket-hub';
 
-/** What one API socket does with a connection once it is let in; the lifecycle does the rest. */
+/** What one API socket does with a connection once it is let in; the lifecycle does the rest. `S`, a kept socket's state, is never undefined. */
 export interface SocketBehaviour<S> {
   spec: SocketSpec;
   /**

@@ -1,12 +1,15 @@
 /**
  * The backup archive format, one module: a tree as tar + zstd with a trailing MANIFEST.sha256.
- * Writing (create.ts, frame-writer.ts and its writer thread), reading (tar-reader.ts, and
- * backup-reader.ts for the trailing manifest), the manifest's text (manifest-file.ts) and
- * verification (verify.ts). Restore (../restore.ts) reads through readBackupArchive.
+ * Writing (create.ts, frame-writer.ts and its threads), reading (tar-reader.ts, and
+ * backup-reader.ts, the one place that tells the trailing manifest from the tree's files), the
+ * manifest's text and its check (manifest-file.ts) and verification (verify.ts). Restore
+ * (../restore.ts) reads through readBackupArchive and checks with manifest-file.ts.
+ *
+ * What the rest of the module uses:
  */
-export { readBackupArchive, readManifest, type BackupReadOutcome } from './backup-reader';
+export { readManifest } from './backup-reader';
 export { createArchive, type ArchiveOptions, type ArchiveResult } from './create';
-export { checkAgainstManifest, entryPath, MANIFEST_NAME, MAX_MANIFEST_BYTES, parseManifest, problemMessage } from './manifest-file';
+export { MANIFEST_NAME } from './manifest-file';
 export { archiveName } from './names';
-export { ArchiveUnreadableError, forEachEntry } from './tar-reader';
+export { forEachEntry } from './tar-reader';
 export { verifyArchive } from './verify';
