@@ -2,7 +2,7 @@ import type { Group } from '../core/groups/model';
 import { templateStack } from '../core/groups/model';
 import type { GroupStore } from '../core/groups/store';
 import type { ProcessHandle } from '../core/supervisor/process';
-import type { RemoteNodes } from '../core/services/manager';
+import type { RemoteNodes } from '../core/services/manager-deps';
 import { memoryMaxMb } from '../core/software/memory';
 import { SOFTWARE } from '../core/software/kinds';
 import { forwardingModeFor } from '../core/templates/forwarding-mode';

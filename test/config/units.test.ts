@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MANAGER_TIMING } from '../../src/core/services/manager';
+import { DEFAULT_MANAGER_TIMING } from '../../src/core/services/manager-timing';
 
 const UNITS = ['svc.service', 'svc-agent.service'] as const;
 const read = (name: string) => readFileSync(join(import.meta.dir, '../../config', name), 'utf8');

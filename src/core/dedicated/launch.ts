@@ -1,5 +1,5 @@
 import type { Group } from '../groups/model';
-import type { CommandPlan, DedicatedLaunch } from '../services/manager';
+import type { CommandPlan, DedicatedLaunch } from '../services/manager-deps';
 import { SOFTWARE } from '../software/kinds';
 import { acceptEula } from '../templates/patches';
 import { setServerPort } from './directory';

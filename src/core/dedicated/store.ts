@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ApiError } from '../../errors';
 import { writeFileAtomic } from '../../config/write';
 import type { GroupStore } from '../groups/store';
-import type { DedicatedLaunch, DedicatedSource } from '../services/manager';
+import type { DedicatedLaunch, DedicatedSource } from '../services/manager-deps';
 import { provisionDedicatedDirectory } from './directory';
 import { dedicatedLaunch, type DedicatedPreparer } from './launch';
 import { DEDICATED_FIELDS, dedicatedBodyValues, dedicatedDefaults, dedicatedProblem, type Dedicated, type DedicatedBody, type DedicatedPatch } from './model';

@@ -1,7 +1,7 @@
 import type { Actor } from '../../events/catalogue';
 import type { Group } from '../groups/model';
 import { SOFTWARE } from '../software/kinds';
-import type { ManagerDeps } from './manager';
+import type { ManagerDeps } from './manager-deps';
 import type { ServiceRecord } from './registry';
 import { quarantineRefusal } from './quarantine';
 import type { StartGate } from './start-gate';

@@ -6,7 +6,7 @@ import { memoryMaxMb } from '../software/memory';
 import type { Instance, InstanceTable } from './instances';
 import type { InstanceLauncher } from './launch';
 import { ACTIVE_STATES } from './lifecycle';
-import type { DedicatedLaunch, ManagerDeps } from './manager';
+import type { DedicatedLaunch, ManagerDeps } from './manager-deps';
 import { newRecord, type ServiceRecord } from './registry';
 import type { SlotClaims } from './slots';
 import type { StartGate } from './start-gate';

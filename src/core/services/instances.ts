@@ -3,7 +3,7 @@ import { ApiError } from '../../errors';
 import type { SoftwareKind } from '../software/kinds';
 import type { ProcessHandle } from '../supervisor/process';
 import { transition, type ServiceState } from './lifecycle';
-import type { ManagerDeps } from './manager';
+import type { ManagerDeps } from './manager-deps';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
 import { SerialQueue } from './serial';
 import type { PersistedService } from './state-file';

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { Group } from '../groups/model';
 import type { Instance, InstanceTable } from './instances';
-import type { CommandPlan, ManagerDeps, RemoteNodes } from './manager';
+import type { CommandPlan, ManagerDeps, RemoteNodes } from './manager-deps';
 import type { ProcessWatch } from './process-watch';
 import { LOCAL_NODE, type ServiceRecord } from './registry';
 import type { StartGate } from './start-gate';

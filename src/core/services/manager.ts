@@ -1,158 +1,29 @@
 import { ApiError } from '../../errors';
 import { monotonicNow } from '../time/monotonic';
-import type { EventBus } from '../../events/bus';
 import type { Actor } from '../../events/catalogue';
-import type { Logger } from '../../log';
-import type { Group } from '../groups/model';
-import type { GroupStore } from '../groups/store';
-import type { PortLeases } from '../ports';
-import type { LaunchSpec, ProcessHandle } from '../supervisor/process';
-import { DEFAULT_RESTART_TIMING, type RestartPolicy } from '../supervisor/restart-policy';
-import type { MachineLimits } from '../scaling/placement';
+import type { ProcessHandle } from '../supervisor/process';
 import { GroupBoot } from './boot';
 import { DedicatedStarts } from './dedicated-starts';
 import { InstanceTable, type Instance } from './instances';
 import { InstanceLauncher } from './launch';
+import type { ManagerDeps, RemoteNodes, StartOptions } from './manager-deps';
+import { DEFAULT_MANAGER_TIMING, type ManagerTiming } from './manager-timing';
 import { Migration } from './migration';
 import { ProcessWatch } from './process-watch';
 import { Quarantines, type QuarantineRecord } from './quarantine';
 import { Recovery } from './recovery';
-import type { ServiceRecord, ServiceRegistry } from './registry';
+import type { ServiceRecord } from './registry';
 import { CrashRestarts } from './restarts';
 import { Shutdown } from './shutdown';
 import { SlotClaims } from './slots';
 import { StaleWatch } from './stale-watch';
 import { StartGate } from './start-gate';
-import type { ServiceStateFile } from './state-file';
 import { GroupStarter } from './starter';
 import { StopHooks } from './stop-hooks';
 import { Stopper } from './stopper';
 import { WarmClaims } from './warm-claims';
 
 export { shutdownWave } from './shutdown';
-
-/** Turns a prepared work dir into the argv to run (software builder, or the group's startCommand). */
-export interface CommandPlan {
-  argv: string[];
-  env: Record<string, string>;
-}
-
-/** The steps of a start that touch files: templates into the work dir, then the command. */
-export interface ServicePreparer {
-  prepare(group: Group, service: { name: string; port: number; workDir: string; isStatic: boolean }): Promise<CommandPlan>;
-}
-
-/**
- * A dedicated service as the manager runs it: its config seen as a one-instance static group
- * (software, memory, ready pattern, restart policy), its fixed port and its own directory.
- */
-export interface DedicatedLaunch {
-  policy: Group;
-  port: number;
-  workDir: string;
-  proxyEnabled: boolean;
-  prepare(service: { name: string; port: number; workDir: string }): Promise<CommandPlan>;
-}
-
-/** The dedicated configs (config/dedicated/), read when a dedicated service starts or restarts. */
-export interface DedicatedSource {
-  launchOf(name: string): DedicatedLaunch | undefined;
-  names(): string[];
-}
-
-export interface ProcessLauncher {
-  /** Before a start writes into the service's folder (isolation: what its uid still runs is ended). */
-  vacate?(name: string): Promise<void>;
-  launch(spec: LaunchSpec): Promise<ProcessHandle>;
-  reattach(stateDir: string): Promise<{ kind: 'attached'; handle: ProcessHandle } | { kind: 'ended'; exit: { code: number | null } } | { kind: 'unknown'; reason: string }>;
-}
-
-/**
- * Agents on other machines (`[cluster] enabled`). The manager stays the one supervisor: a
- * remote service has a ProcessHandle like a local one, so READY detection, stops, kills and
- * the restart policy are the same code; only placement and the launch differ.
- */
-export interface RemoteNodes {
-  /** The node a new instance runs on (LOCAL_NODE for this machine); throws ApiError when none fits. */
-  place(group: Group, options: { exclude?: string; target?: string }): string;
-  hostOf(nodeId: string): string;
-  /** Provisions and launches on the node; resolves once the agent reports the process running. */
-  launch(nodeId: string, group: Group, service: { name: string; isStatic: boolean }): Promise<{ handle: ProcessHandle; port: number }>;
-  /** After a controller restart: a handle bound when the node reports the process again. */
-  recover(service: { name: string; nodeId: string; pid: number; startedAt: Date }): ProcessHandle;
-}
-
-export interface ManagerTiming {
-  /** `stop` on stdin, then this long before a kill (spec: 30 s). */
-  stopTimeoutMs: number;
-  /** Replaces each kind's ready timeout (180 s, 240 s modded) when set (tests). */
-  readyTimeoutMs?: number;
-  /** How often a draining service's player count is checked. */
-  drainPollMs: number;
-  restart: Omit<RestartPolicy, 'restartOnCrash' | 'maxRestarts'>;
-  /**
-   * A READY service whose SDK reported a player count once and then fell silent this long is
-   * hung: it is killed and counts as crashed (`service_stale_timeout`; 0 = never).
-   */
-  staleTimeoutMs: number;
-  /** How often the stale check runs. */
-  staleCheckMs: number;
-  /** After a SIGKILL (or a remote node's kill), how long the exit may take before the stop counts as failed. */
-  killTimeoutMs: number;
-}
-
-export const DEFAULT_MANAGER_TIMING: ManagerTiming = {
-  stopTimeoutMs: 30_000,
-  drainPollMs: 1_000,
-  restart: DEFAULT_RESTART_TIMING,
-  staleTimeoutMs: 300_000,
-  staleCheckMs: 10_000,
-  killTimeoutMs: 10_000,
-};
-
-export interface ManagerDeps {
-  bus: EventBus;
-  log: Logger;
-  registry: ServiceRegistry;
-  groups: GroupStore;
-  ports: PortLeases;
-  servicesDir: string;
-  preparer: ServicePreparer;
-  launcher: ProcessLauncher;
-  /** Where the services are remembered across controller restarts. */
-  stateFile: ServiceStateFile;
-  /** Where quarantined groups are kept until an operator lifts them (data/state/quarantine.json); absent: in memory only. */
-  quarantineFile?: string;
-  timing?: Partial<ManagerTiming>;
-  /** Dedicated services; without it, only groups run. */
-  dedicated?: DedicatedSource;
-  /** `[controller] max_services` / `max_memory`, read at each start; absent = no machine limit. */
-  limits?: () => MachineLimits;
-  /**
-   * Deploy-on-stop: copies a stopped instance's new and changed files back into its group's
-   * first template and resolves to how many; a failure must leave the template untouched.
-   */
-  deployBack?: (group: Group, workDir: string) => Promise<number>;
-  stateSync?: LocalStateSync;
-}
-
-/**
- * State sync of static instances that run on this machine: the canonical copy (which agents
- * push to and pull from) is pulled into the work dir before a start and pushed after a stop,
- * so an instance moves between this machine and the agents with its files.
- */
-export interface LocalStateSync {
-  pull(service: string, workDir: string, excludes: readonly string[]): Promise<void>;
-  push(service: string, workDir: string, excludes: readonly string[]): Promise<void>;
-}
-
-/** Where a start should run: a chosen node (migration target), or anywhere but one node. */
-export interface StartOptions {
-  target?: string;
-  exclude?: string;
-  /** Keep this instance name (a migration moves the service, it does not make a new one). */
-  name?: string;
-}
 
 /**
  * Runs the services of groups on this machine: names, ports, work dirs, the process, READY

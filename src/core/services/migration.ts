@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { InstanceTable } from './instances';
 import { ACTIVE_STATES } from './lifecycle';
-import type { ManagerDeps, RemoteNodes, StartOptions } from './manager';
+import type { ManagerDeps, RemoteNodes, StartOptions } from './manager-deps';
 import type { ServiceRecord } from './registry';
 
 /** The stop and the start a move is made of, through the manager's own entry points. */

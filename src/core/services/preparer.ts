@@ -9,7 +9,7 @@ import { loadForwardingSecret } from '../templates/forwarding-secret';
 import { applyServicePatches } from '../templates/patches';
 import { provisionStack } from '../templates/provision';
 import { resolveTemplateStack } from '../templates/stack';
-import type { CommandPlan, ServicePreparer } from './manager';
+import type { CommandPlan, ServicePreparer } from './manager-deps';
 import type { ServiceRegistry } from './registry';
 import type { CredentialIssuer } from '../tenancy/service-credentials';
 import { readyBackends } from './proxy-sync';

@@ -1,7 +1,8 @@
 import { monotonicAt, monotonicNow } from '../time/monotonic';
 import type { Group } from '../groups/model';
 import type { Instance, InstanceTable } from './instances';
-import type { ManagerDeps, ManagerTiming } from './manager';
+import type { ManagerDeps } from './manager-deps';
+import type { ManagerTiming } from './manager-timing';
 
 /** What an exit nobody asked for means (crash, clean stop, warm instance gone): the restart unit decides. */
 export type UnexpectedExit = (instance: Instance, group: Group, code: number | null) => void;

@@ -3,7 +3,7 @@ import { SOFTWARE } from '../software/kinds';
 import { memoryMaxMb } from '../software/memory';
 import type { InstanceTable } from './instances';
 import type { ServiceState } from './lifecycle';
-import type { ManagerDeps, ProcessLauncher, RemoteNodes } from './manager';
+import type { ManagerDeps, ProcessLauncher, RemoteNodes } from './manager-deps';
 import type { ProcessWatch, UnexpectedExit } from './process-watch';
 import { LOCAL_NODE, newRecord } from './registry';
 import type { PersistedService } from './state-file';

@@ -1,6 +1,6 @@
 import type { Group } from '../groups/model';
 import type { Instance, InstanceTable } from './instances';
-import type { ManagerDeps } from './manager';
+import type { ManagerDeps } from './manager-deps';
 import type { ServiceRecord } from './registry';
 import type { CrashRestarts } from './restarts';
 import type { StaleWatch } from './stale-watch';

@@ -6,7 +6,7 @@ import { SOFTWARE } from '../software/kinds';
 import { memoryMaxMb } from '../software/memory';
 import { machineUsage, placementProblem } from '../scaling/placement';
 import type { Instance, InstanceTable } from './instances';
-import type { ManagerDeps, RemoteNodes, StartOptions } from './manager';
+import type { ManagerDeps, RemoteNodes, StartOptions } from './manager-deps';
 import { nextInstanceName } from './names';
 import { LOCAL_NODE, newRecord } from './registry';
 

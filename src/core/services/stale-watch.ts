@@ -1,6 +1,7 @@
 import { monotonicNow, type Clock } from '../time/monotonic';
 import type { InstanceTable } from './instances';
-import type { ManagerDeps, ManagerTiming } from './manager';
+import type { ManagerDeps } from './manager-deps';
+import type { ManagerTiming } from './manager-timing';
 
 /**
  * Hung servers: a READY service whose SDK reported a player count once and then fell silent

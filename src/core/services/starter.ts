@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { InstanceLauncher } from './launch';
-import type { ManagerDeps, StartOptions } from './manager';
+import type { ManagerDeps, StartOptions } from './manager-deps';
 import type { ServiceRecord } from './registry';
 import type { SlotClaims } from './slots';
 import type { StartGate } from './start-gate';

@@ -1,5 +1,5 @@
 import type { Instance } from './instances';
-import type { ManagerDeps } from './manager';
+import type { ManagerDeps } from './manager-deps';
 import { LOCAL_NODE } from './registry';
 
 /**

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
 import type { Instance, InstanceTable } from './instances';
 import type { InstanceLauncher } from './launch';
-import type { ManagerDeps } from './manager';
+import type { ManagerDeps } from './manager-deps';
 import type { ProcessWatch } from './process-watch';
 import type { ServiceRecord } from './registry';
 import type { SlotClaims } from './slots';

@@ -7,7 +7,7 @@ import { DedicatedStore } from '../../../src/core/dedicated/store';
 import { parseDedicatedToml, renderDedicatedToml } from '../../../src/core/dedicated/toml';
 import { GroupStore } from '../../../src/core/groups/store';
 import type { Group } from '../../../src/core/groups/model';
-import type { CommandPlan } from '../../../src/core/services/manager';
+import type { CommandPlan } from '../../../src/core/services/manager-deps';
 import { ApiError } from '../../../src/errors';
 import { tempDir } from '../../support/controller';
 

@@ -1,7 +1,7 @@
 /** The stale watch on a fake monotonic clock: silence is what the monotonic clock says, never the wall clock. */
 import { describe, expect, test } from 'bun:test';
 import type { InstanceTable } from '../../../src/core/services/instances';
-import { DEFAULT_MANAGER_TIMING } from '../../../src/core/services/manager';
+import { DEFAULT_MANAGER_TIMING } from '../../../src/core/services/manager-timing';
 import { newRecord, type ServiceRecord } from '../../../src/core/services/registry';
 import { StaleWatch } from '../../../src/core/services/stale-watch';
 
