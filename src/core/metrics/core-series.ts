@@ -1,8 +1,10 @@
-import type { Kernel } from '../../kernel';
+import type { EventBus } from '../../events/bus';
+import type { GroupStore } from '../groups/store';
+import type { PlayerTracker } from '../players/tracker';
 import { SERVICE_STATES, type ServiceState } from '../services/lifecycle';
-import type { ServiceRecord } from '../services/registry';
+import type { ServiceRecord, ServiceRegistry } from '../services/registry';
 import { registerProcessSeries } from './process-series';
-import type { Sample } from './registry';
+import type { MetricsRegistry, Sample } from './registry';
 import { secondsSinceMono } from '../time/monotonic';
 
 /**
@@ -25,6 +27,21 @@ export function serviceGroupLabel(service: string, record: Pick<ServiceRecord, '
   return groupFromServiceName(service);
 }
 
+/**
+ * What the core series read: the kernel satisfies it. Named here rather than taken as the
+ * Kernel so metrics never import the kernel that holds them (no kernel ↔ metrics loop).
+ */
+export interface CoreSeriesSources {
+  readonly version: string;
+  /** The controller's start on the monotonic clock (core/time/monotonic). */
+  readonly startedMono: number;
+  readonly metrics: MetricsRegistry;
+  readonly services: ServiceRegistry;
+  readonly groups: GroupStore;
+  readonly bus: EventBus;
+  readonly players: Pick<PlayerTracker, 'networkTotal'>;
+}
+
 type Direction = 'up' | 'down';
 const DIRECTIONS: readonly Direction[] = ['up', 'down'];
 
@@ -36,7 +53,7 @@ const DIRECTIONS: readonly Direction[] = ['up', 'down'];
  * 0 (or stays there) instead of appearing out of nowhere. The standard `process_*` series
  * of the controller process come with them.
  */
-export function registerCoreSeries(kernel: Kernel): void {
+export function registerCoreSeries(kernel: CoreSeriesSources): void {
   const { metrics, services, groups, bus } = kernel;
 
   const crashes = new Map<string, number>();
