@@ -1,4 +1,4 @@
-import type { ApiHandler } from '../http/server';
+import type { ApiHandler } from '../http/api-handler';
 
 /**
  * The agents' data routes, served on the cluster server's TLS port as well as on the API port,

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadOrCreateCertificate, wantedSans, type ClusterCertificate } from './certificate';
 import { Cluster, type ClusterDeps } from './cluster';
 import { startClusterServer } from './server';
-import type { ApiHandler } from '../http/server';
+import type { ApiHandler } from '../http/api-handler';
 
 const KEY_CONVERTED = {
   encrypted: 'cluster key encrypted with [cluster] keystore_password (same key and certificate: agents keep their pin)',

@@ -9,7 +9,7 @@ import type { ClusterCertificate } from './certificate';
 import { parseAgentMessage, PROTOCOL_VERSION, type AgentMessage, type ControllerMessage } from './protocol';
 import type { AgentLink } from './remote-handle';
 import { isAgentDataPath, serveDataPath } from './data-path';
-import { SERVER_BODY_CEILING, type ApiHandler } from '../http/server';
+import { SERVER_BODY_CEILING, type ApiHandler } from '../http/api-handler';
 
 /** A frame larger than this is refused (a heartbeat of hundreds of services fits easily). */
 export const CLUSTER_MAX_FRAME = 1024 * 1024;

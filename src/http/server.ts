@@ -15,6 +15,7 @@ import { acknowledgedWrites } from '../storage/write-scope';
 import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';
 import { splitUrl } from './request';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
+import { SERVER_BODY_CEILING, type ApiHandler } from './api-handler';
 
 export interface HttpOptions {
   routes: readonly AnyRoute[];
@@ -47,16 +48,6 @@ const SOCKET_LIMITS = {
  * its 10 s), so every answer the spec gives reaches its caller, a 409 SERVICE_STOP_FAILED included.
  */
 export const REQUEST_IDLE_SECONDS = 10;
-
-/** Largest body Bun itself accepts; each route's own limit is enforced below it. */
-export const SERVER_BODY_CEILING = 1024 * 1024 * 1024;
-
-/**
- * The API's own dispatch for a request that arrived elsewhere (the cluster server's TLS port
- * hands it the agents' data routes): the same guard, schemas, handlers, error bodies and
- * request metrics; never a WebSocket upgrade. `ip` is the caller's socket address.
- */
-export type ApiHandler = (request: Request, ip: string | undefined) => Promise<Response>;
 
 /**
  * The bearer token handlers see, from the Authorization header only. @elysiajs/bearer also

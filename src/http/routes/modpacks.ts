@@ -27,7 +27,7 @@ import { intoDedicated, intoNewDedicated, intoNewGroup, type ModpackTarget } fro
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute, type RouteContext } from '../route';
 import { ErrorBodySchema } from '../schemas';
-import { SERVER_BODY_CEILING } from '../server';
+import { SERVER_BODY_CEILING } from '../api-handler';
 
 const Err = ErrorBodySchema;
 /** What an import can answer besides its outcome: refusals, the hosts' trouble (502), a full disk (507), a stop (503). */

@@ -5,7 +5,7 @@ import { MAX_REL_PATH } from '../../core/files/rel-path';
 import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
-import { SERVER_BODY_CEILING } from '../server';
+import { SERVER_BODY_CEILING } from '../api-handler';
 import type { Principal } from '../auth';
 import { MAX_PUSHES_PER_NODE, type SyncCaller } from '../../cluster/state-sync/store';
 
