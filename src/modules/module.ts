@@ -16,9 +16,27 @@ import type { EventSpec } from '../events/catalogue';
  * renders (`endpoint` is relative to `apiPrefix`), and the pages it adds.
  */
 
-/** Everything a module may use; core never imports a module. */
-export interface ModuleContext {
-  kernel: Kernel;
+/**
+ * The kernel members a module may declare in `uses` (a module logs through `ctx.log`, its own
+ * child logger, rather than the kernel's).
+ */
+export type KernelMember = keyof Kernel;
+
+/**
+ * The part of the kernel a module declared it uses: its hooks, and the helpers they hand the
+ * kernel to, reach these members and no other (a compile error otherwise). Helpers that need
+ * less take a smaller `ModuleKernel<...>` of their own.
+ */
+export type ModuleKernel<U extends KernelMember> = Pick<Kernel, U>;
+
+/**
+ * What a module's hooks receive; core never imports a module. `U` is what the module declared
+ * in `uses`; the default (every member) is the registry's own view and that of modules written
+ * without `defineModule` (test fixtures).
+ */
+export interface ModuleContext<U extends KernelMember = KernelMember> {
+  /** The kernel, typed down to the members the module declared (the same object for every module of a controller). */
+  kernel: ModuleKernel<U>;
   log: Logger;
   /** The module's own config (config/modules/<id>/<id>.toml), validated against its schema. */
   config: Record<string, Record<string, unknown>>;
@@ -62,12 +80,17 @@ export type ModuleEntry = SvcModule | LazyModule;
  * config file (written with defaults on first launch), calls init, mounts its routes, and
  * calls stop in reverse order at shutdown.
  */
-export interface SvcModule {
+export interface SvcModule<U extends KernelMember = KernelMember> {
   /** Lower-case, stable: the migration scope, the config folder, and `moduleId` on events. */
   id: string;
   name: string;
   version: string;
   description: string;
+  /**
+   * The kernel members the module uses, e.g. `['bus', 'db']`: its context is typed by this list
+   * (see `defineModule`, which requires it). Every built-in module declares it.
+   */
+  uses?: readonly U[];
   configSchema?: SectionsSchema;
   migrations?: readonly Migration[];
   /** Error codes the module adds, with their HTTP statuses (see ModuleManifest). */
@@ -75,17 +98,26 @@ export interface SvcModule {
   /** Events the module publishes (see ModuleManifest); each names this module as its owner. */
   events?: Readonly<Record<string, ModuleEventSpec>>;
   dashboard?: DashboardManifest;
-  init?(ctx: ModuleContext): void | Promise<void>;
+  init?(ctx: ModuleContext<U>): void | Promise<void>;
   /**
    * Called once the services the last controller left are known again (after recovery) and
    * before the API answers: the moment to reconcile state kept across restarts with them.
    */
-  ready?(ctx: ModuleContext): void | Promise<void>;
-  routes?(ctx: ModuleContext): AnyRoute[];
+  ready?(ctx: ModuleContext<U>): void | Promise<void>;
+  routes?(ctx: ModuleContext<U>): AnyRoute[];
   /** Sections the module adds to the doctor report (after core's); a throwing check is a FAIL. */
-  doctorChecks?(ctx: ModuleContext): DoctorSection[];
+  doctorChecks?(ctx: ModuleContext<U>): DoctorSection[];
   /** Console commands the module adds (after init); names must not clash with core's. */
-  commands?(ctx: ModuleContext): Command[];
+  commands?(ctx: ModuleContext<U>): Command[];
   /** Called at shutdown with the context init had; several controllers may share one module object (tests). */
-  stop?(ctx: ModuleContext): void | Promise<void>;
+  stop?(ctx: ModuleContext<U>): void | Promise<void>;
+}
+
+/**
+ * A module, typed by what it declares: `uses` lists the kernel members its hooks may reach,
+ * and every hook's `ctx.kernel` has exactly those. A module that did not declare `services`
+ * cannot name `ctx.kernel.services` (test/modules/context.test.ts shows the compile error).
+ */
+export function defineModule<const U extends KernelMember>(module: SvcModule<U> & { readonly uses: readonly U[] }): SvcModule<U> {
+  return module;
 }

@@ -1,29 +1,35 @@
-import type { Kernel } from '../kernel';
-import type { ModuleContext } from './module';
+/**
+ * What identifies a controller to a module's state: the kernel a hook's context carries (typed
+ * down to what the module declared, but one object per controller), or the kernel itself for a
+ * test or bench asking for a module's state (`backupRuntimeOf(controller.kernel)`).
+ */
+interface OfController {
+  readonly kernel: object;
+}
 
 /**
  * A module's state for each controller. A module object is shared by every controller of a
  * process (tests run several), so what init builds is kept per kernel, not in the module.
  */
 export class PerController<T> {
-  private readonly byKernel = new WeakMap<Kernel, T>();
+  private readonly byKernel = new WeakMap<object, T>();
 
   constructor(private readonly moduleName: string) {}
 
-  set(ctx: ModuleContext, value: T): T {
+  set(ctx: OfController, value: T): T {
     this.byKernel.set(ctx.kernel, value);
     return value;
   }
 
   /** The state init built; a hook that runs before init is a programming error. */
-  of(ctx: ModuleContext): T {
+  of(ctx: OfController): T {
     const value = this.byKernel.get(ctx.kernel);
     if (value === undefined) throw new Error(`the ${this.moduleName} module was used before its init`);
     return value;
   }
 
   /** Forgets the state at stop and gives it back (undefined when init never ran). */
-  take(ctx: ModuleContext): T | undefined {
+  take(ctx: OfController): T | undefined {
     const value = this.byKernel.get(ctx.kernel);
     this.byKernel.delete(ctx.kernel);
     return value;

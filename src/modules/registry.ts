@@ -76,6 +76,8 @@ export class ModuleRegistry implements ModuleHost {
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
       const config = module.configSchema ? this.loadConfig(module, module.configSchema, dir, log) : {};
+      // The kernel itself: a module's `uses` narrows what its hooks see by type (SvcModule<U>),
+      // and every module of a controller holds the same object (PerController keys on it).
       const ctx: ModuleContext = { kernel, log, config, dir };
       try {
         await module.init?.(ctx);

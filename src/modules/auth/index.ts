@@ -1,4 +1,5 @@
-import type { SvcModule } from '../module';
+import { defineModule } from '../module';
+import { AUTH_USES } from './uses';
 import { AUTH_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { dashboardCommand } from './commands';
@@ -16,8 +17,9 @@ const runtimes = new PerController<AuthRuntime>('auth');
  * TOTP step, or a passkey; the sessions it issues are credentials on every route and socket,
  * limited to the permission nodes the player holds (permissions module).
  */
-export const authModule: SvcModule = {
+export const authModule = defineModule({
   ...AUTH_MANIFEST,
+  uses: AUTH_USES,
   configSchema: AuthConfigSchema,
   migrations: AUTH_MIGRATIONS,
   init(ctx) {
@@ -31,4 +33,4 @@ export const authModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors';
-import type { Kernel } from '../../kernel';
+import type { AuthKernel } from './uses';
 import type { Logger } from '../../log';
 import type { AuthConfig } from './config';
 import { totpWindow } from './config';
@@ -46,7 +46,7 @@ export class AuthRuntime {
   private readonly sweeper: ReturnType<typeof setInterval>;
 
   constructor(
-    readonly kernel: Kernel,
+    readonly kernel: AuthKernel,
     readonly config: AuthConfig,
     readonly log: Logger,
     now?: Clock,

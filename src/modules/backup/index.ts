@@ -1,6 +1,7 @@
 import { BACKUP_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import { defineModule } from '../module';
+import { BACKUP_USES } from './uses';
 import { PerController } from '../per-controller';
 import { backupCommand } from './commands';
 import { backupDoctorSection } from './doctor';
@@ -11,7 +12,7 @@ import backup0001 from './migrations/0001_backup.sql' with { type: 'text' };
 const runtimes = new PerController<BackupRuntime>('backup');
 
 /** A controller's backup runtime (tests drive its scheduler and wait for its runs). */
-export const backupRuntimeOf = (kernel: Kernel): BackupRuntime => runtimes.of({ kernel } as ModuleContext);
+export const backupRuntimeOf = (kernel: Kernel): BackupRuntime => runtimes.of({ kernel });
 
 /**
  * Backups: services, dedicated services, templates, the config, state sync copies and a
@@ -19,8 +20,9 @@ export const backupRuntimeOf = (kernel: Kernel): BackupRuntime => runtimes.of({ 
  * schedules (cron, in a time zone) with keep-N retention per class; verified and restored
  * through a staging folder so a failure leaves the target as it was.
  */
-export const backupModule: SvcModule = {
+export const backupModule = defineModule({
   ...BACKUP_MANIFEST,
+  uses: BACKUP_USES,
   migrations: [{ version: 1, name: 'backup', sql: backup0001 }],
   init(ctx) {
     runtimes.set(ctx, new BackupRuntime(ctx.kernel, ctx.log, ctx.dir));
@@ -32,4 +34,4 @@ export const backupModule: SvcModule = {
   async stop(ctx) {
     await runtimes.take(ctx)?.stop();
   },
-};
+});

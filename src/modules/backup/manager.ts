@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApiError } from '../../errors';
 import type { Actor } from '../../events/catalogue';
-import type { Kernel } from '../../kernel';
+import type { BackupKernel } from './uses';
 import type { Logger } from '../../log';
 import { LOCAL_NODE } from '../../core/services/registry';
 import { RETENTION_CLASSES, type BackupConfig } from './config';
@@ -70,7 +70,7 @@ export class BackupManager {
   private stopped = false;
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: BackupKernel,
     private readonly store: BackupStore,
     private readonly config: () => BackupConfig,
     private readonly log: Logger,

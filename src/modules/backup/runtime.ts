@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Kernel } from '../../kernel';
+import type { BackupKernel } from './uses';
 import type { Logger } from '../../log';
 import { loadBackupConfig, parseBackupConfig, saveBackupConfig, type BackupConfig } from './config';
 import { BackupManager } from './manager';
@@ -29,7 +29,7 @@ export class BackupRuntime {
   private readonly firstStart: boolean;
 
   constructor(
-    readonly kernel: Kernel,
+    readonly kernel: BackupKernel,
     private readonly log: Logger,
     dir: string,
   ) {

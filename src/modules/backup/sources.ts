@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../errors';
 import { LOCAL_NODE } from '../../core/services/registry';
-import type { Kernel } from '../../kernel';
+import type { BackupKernel } from './uses';
 import type { BackupConfig } from './config';
 import { TARGET_TYPES, type TargetType } from './model';
 import { snapshotDatabase } from '../../storage/snapshot';
@@ -75,7 +75,7 @@ const SUPERVISOR_FILES = ['.svc/**', '.svc'];
 const CONFIG_SECRET_FILES = ['session.key', 'modules/auth/session.key'];
 
 /** The auth module's key at its default place (data/auth/session.key); a database backup carries it only when asked to. */
-export const authKeyFile = (kernel: Kernel): string => join(kernel.paths.data, 'auth', 'session.key');
+export const authKeyFile = (kernel: BackupKernel): string => join(kernel.paths.data, 'auth', 'session.key');
 
 const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): BackupUnit =>
   existsSync(dir) && statSync(dir).isDirectory() ? { ...unit, root: dir } : { ...unit, skip: `${dir} does not exist on the controller` };
@@ -84,7 +84,7 @@ const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): Backup
  * What a run of these types archives. `single` names one service or dedicated service: then
  * only that one is backed up (the reference still archived templates, config and the database).
  */
-export function resolveUnits(kernel: Kernel, types: readonly TargetType[], single: string | undefined, stagingDir: string, options: { includeAuthKey?: boolean } = {}): BackupUnit[] {
+export function resolveUnits(kernel: BackupKernel, types: readonly TargetType[], single: string | undefined, stagingDir: string, options: { includeAuthKey?: boolean } = {}): BackupUnit[] {
   const units: BackupUnit[] = [];
   const wanted = (name: string) => single === undefined || name.toLowerCase() === single.toLowerCase();
   for (const type of types) {
@@ -127,7 +127,7 @@ export function resolveUnits(kernel: Kernel, types: readonly TargetType[], singl
  * snapshot while the controller goes on writing, on a connection of its own off the event
  * loop), never a copy of the file under a writer.
  */
-async function databaseSnapshot(kernel: Kernel, stagingDir: string, includeAuthKey: boolean): Promise<{ root: string; cleanup: () => void }> {
+async function databaseSnapshot(kernel: BackupKernel, stagingDir: string, includeAuthKey: boolean): Promise<{ root: string; cleanup: () => void }> {
   const root = join(stagingDir, `_staging-db-${crypto.randomUUID()}`);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   try {
@@ -146,7 +146,7 @@ async function databaseSnapshot(kernel: Kernel, stagingDir: string, includeAuthK
 }
 
 /** Where a backup of this target goes back to when the restore names no path. */
-export function defaultRestorePath(kernel: Kernel, type: TargetType, name: string): string {
+export function defaultRestorePath(kernel: BackupKernel, type: TargetType, name: string): string {
   switch (type) {
     case 'SERVICE':
       return kernel.services.get(name)?.workDir ?? join(kernel.paths.services, name);
@@ -172,7 +172,7 @@ export function defaultRestorePath(kernel: Kernel, type: TargetType, name: strin
  * svc.toml, the cluster key), which a template or services folder set to the controller's own
  * folder would.
  */
-export function holdsCredentials(kernel: Kernel, type: TargetType, name: string): boolean {
+export function holdsCredentials(kernel: BackupKernel, type: TargetType, name: string): boolean {
   if (type === 'CONFIG' || type === 'DATABASE') return true;
   const root = resolve(defaultRestorePath(kernel, type, name));
   const secrets = [kernel.paths.data, kernel.paths.config, kernel.configPath, resolve(kernel.dir, kernel.config.cluster.keystore_path), ...(kernel.apiToken.file ? [kernel.apiToken.file] : [])];
@@ -183,6 +183,6 @@ export function holdsCredentials(kernel: Kernel, type: TargetType, name: string)
 }
 
 /** The folders a restore may write into: the controller's own trees, never data/ (the live database). */
-export function restoreRoots(kernel: Kernel): string[] {
+export function restoreRoots(kernel: BackupKernel): string[] {
   return [kernel.paths.services, kernel.paths.dedicated, kernel.paths.templates, kernel.paths.config, kernel.stateSync.root, join(kernel.dir, 'restore')];
 }

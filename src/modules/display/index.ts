@@ -1,4 +1,5 @@
-import type { SvcModule } from '../module';
+import { defineModule } from '../module';
+import { DISPLAY_USES } from './uses';
 import { DISPLAY_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { displayCommand } from './commands';
@@ -13,8 +14,9 @@ const stores = new PerController<DisplayStore>('display');
  * config/modules/display/<Group>.toml, read by the display plugin through /api/displays.
  * The per-group files are the module's whole configuration; it keeps nothing in the database.
  */
-export const displayModule: SvcModule = {
+export const displayModule = defineModule({
   ...DISPLAY_MANIFEST,
+  uses: DISPLAY_USES,
   init(ctx) {
     const store = new DisplayStore(ctx.kernel, ctx.log, ctx.dir);
     store.start();
@@ -26,4 +28,4 @@ export const displayModule: SvcModule = {
   stop(ctx) {
     stores.take(ctx)?.stop();
   },
-};
+});

@@ -1,4 +1,5 @@
-import type { SvcModule } from '../module';
+import { defineModule } from '../module';
+import { PERMS_USES } from './uses';
 import { PERMS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { permsCommand } from './commands';
@@ -14,8 +15,9 @@ const runtimes = new PerController<PermsRuntime>('permissions');
  * what the proxy bridge and the backend perms plugin apply, and what dashboard logins resolve
  * against (the `perms` service).
  */
-export const permsModule: SvcModule = {
+export const permsModule = defineModule({
   ...PERMS_MANIFEST,
+  uses: PERMS_USES,
   migrations: [{ version: 1, name: 'perms', sql: perms0001 }],
   init(ctx) {
     const runtime = new PermsRuntime(ctx.kernel, ctx.log);
@@ -29,4 +31,4 @@ export const permsModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

@@ -1,5 +1,5 @@
 import { normalizeUuid } from '../../core/players/uuid';
-import type { Kernel } from '../../kernel';
+import type { PermsKernel } from './uses';
 import type { Logger } from '../../log';
 import type { PermissionResolver } from '../services';
 import { BulkService } from './bulk-service';
@@ -25,7 +25,7 @@ export class PermsRuntime {
   readonly bulk: BulkService;
   private readonly sweeper: ExpirySweeper;
 
-  constructor(kernel: Kernel, log: Logger, now: () => number = Date.now) {
+  constructor(kernel: PermsKernel, log: Logger, now: () => number = Date.now) {
     this.store = new PermStore(kernel.db);
     this.state = new PermState(this.store);
     this.changes = new Changes(this.store, this.state, kernel, now);

@@ -1,6 +1,7 @@
 import { asStatic } from '../../config/unit/sections';
 import { t } from '../../http/t';
-import type { SvcModule } from '../module';
+import { defineModule } from '../module';
+import { PLAYERS_USES } from './uses';
 import { PLAYERS_MANIFEST } from './manifest';
 import { PerController } from '../per-controller';
 import { playersCommand } from './commands';
@@ -25,8 +26,9 @@ const ConfigSchema = t.Object({
  * Player sessions and the canonical online roster, fed by the proxy bridge's events: who is
  * online where, each player's history and playtime, and search over every player seen.
  */
-export const playersModule: SvcModule = {
+export const playersModule = defineModule({
   ...PLAYERS_MANIFEST,
+  uses: PLAYERS_USES,
   configSchema: ConfigSchema,
   migrations: [{ version: 1, name: 'players', sql: players0001 }],
   init(ctx) {
@@ -43,4 +45,4 @@ export const playersModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

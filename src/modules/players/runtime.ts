@@ -1,4 +1,4 @@
-import type { Kernel } from '../../kernel';
+import type { PlayersKernel } from './uses';
 import type { Logger } from '../../log';
 import type { SvcEvent } from '../../events/catalogue';
 import { closedByRestart, emptiedByReport } from './reconcile';
@@ -33,7 +33,7 @@ export class PlayersRuntime {
   private lastPrune = 0;
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: PlayersKernel,
     private readonly log: Logger,
     readonly settings: PlayersSettings,
     private readonly now: () => number = Date.now,

@@ -1,6 +1,7 @@
 import { PUNISHMENTS_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import { defineModule } from '../module';
+import { PUNISHMENTS_USES } from './uses';
 import { PerController } from '../per-controller';
 import { punishCommand } from './commands';
 import { punishmentsDoctorSection } from './doctor';
@@ -11,7 +12,7 @@ import punishments0001 from './migrations/0001_punishments.sql' with { type: 'te
 const runtimes = new PerController<PunishmentsRuntime>('punishments');
 
 /** A controller's punishments runtime (tests and benchmarks drive its clock-dependent parts directly). */
-export const punishmentsRuntimeOf = (kernel: Kernel): PunishmentsRuntime => runtimes.of({ kernel } as ModuleContext);
+export const punishmentsRuntimeOf = (kernel: Kernel): PunishmentsRuntime => runtimes.of({ kernel });
 
 /**
  * Bans, mutes, kicks and warnings: issued from the dashboard, the console or in game, checked
@@ -19,8 +20,9 @@ export const punishmentsRuntimeOf = (kernel: Kernel): PunishmentsRuntime => runt
  * chat line, from memory. Settings in svc.toml's `[punishments]`; message templates in
  * config/modules/punishments/messages.toml.
  */
-export const punishmentsModule: SvcModule = {
+export const punishmentsModule = defineModule({
   ...PUNISHMENTS_MANIFEST,
+  uses: PUNISHMENTS_USES,
   migrations: [{ version: 1, name: 'punishments', sql: punishments0001 }],
   init(ctx) {
     runtimes.set(ctx, new PunishmentsRuntime(ctx.kernel, ctx.log, ctx.dir));
@@ -32,4 +34,4 @@ export const punishmentsModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

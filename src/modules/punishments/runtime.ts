@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Kernel } from '../../kernel';
+import type { PunishmentsKernel } from './uses';
 import type { Logger } from '../../log';
 import { MessageBook } from './messages';
 import { NameResolver } from './names';
@@ -24,7 +24,7 @@ export class PunishmentsRuntime {
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    readonly kernel: Kernel,
+    readonly kernel: PunishmentsKernel,
     private readonly log: Logger,
     dir: string,
     now: () => number = Date.now,

@@ -1,6 +1,7 @@
 import { RESOURCEPACKS_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import { defineModule } from '../module';
+import { RESOURCEPACKS_USES } from './uses';
 import { PerController } from '../per-controller';
 import { resourcePacksCommand } from './commands';
 import { resourcePacksDoctorSection } from './doctor';
@@ -11,15 +12,16 @@ import resourcepacks0001 from './migrations/0001_resourcepacks.sql' with { type:
 const runtimes = new PerController<ResourcePacksRuntime>('resourcepacks');
 
 /** A controller's resource pack runtime (tests and benchmarks reach its service directly). */
-export const resourcePacksRuntimeOf = (kernel: Kernel): ResourcePacksRuntime => runtimes.of({ kernel } as ModuleContext);
+export const resourcePacksRuntimeOf = (kernel: Kernel): ResourcePacksRuntime => runtimes.of({ kernel });
 
 /**
  * Resource packs: packs hosted elsewhere (URL) or uploaded to the controller (LOCAL, served at
  * /api/resourcepacks/files/<uuid>.zip), assigned network-wide, to a group or to one service,
  * and resolved into the ordered stack the backend plugin applies when a player joins.
  */
-export const resourcePacksModule: SvcModule = {
+export const resourcePacksModule = defineModule({
   ...RESOURCEPACKS_MANIFEST,
+  uses: RESOURCEPACKS_USES,
   migrations: [{ version: 1, name: 'resourcepacks', sql: resourcepacks0001 }],
   init(ctx) {
     runtimes.set(ctx, new ResourcePacksRuntime(ctx.kernel, ctx.log));
@@ -30,4 +32,4 @@ export const resourcePacksModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kernel } from '../../kernel';
+import type { ResourcePacksKernel } from './uses';
 import type { Logger } from '../../log';
 import { PackService } from './service';
 import { publicBaseUrl } from './stack';
@@ -22,7 +22,7 @@ export class ResourcePacksRuntime {
   private readonly unsubscribe: () => void;
 
   constructor(
-    readonly kernel: Kernel,
+    readonly kernel: ResourcePacksKernel,
     log: Logger,
   ) {
     const settings = kernel.config.resourcepacks;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../config/write';
 import type { Group } from '../../core/groups/model';
 import type { SvcEvent } from '../../events/catalogue';
-import type { Kernel } from '../../kernel';
+import type { ScalingKernel } from './uses';
 import type { Logger } from '../../log';
 import { parseScalingConfig, renderDefaultScalingConfig, type GroupScalingConfig } from './config';
 import { machineTimeZone } from './zoned';
@@ -31,7 +31,7 @@ export class ScalingConfigs {
   readonly zone = machineTimeZone();
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: ScalingKernel,
     private readonly log: Logger,
     readonly dir: string,
   ) {}

@@ -1,6 +1,7 @@
 import { SCALING_MANIFEST } from './manifest';
 import type { Kernel } from '../../kernel';
-import type { ModuleContext, SvcModule } from '../module';
+import { defineModule } from '../module';
+import { SCALING_USES } from './uses';
 import { PerController } from '../per-controller';
 import { scalingCommand } from './commands';
 import { scalingDoctorSection } from './doctor';
@@ -11,7 +12,7 @@ import scaling0001 from './migrations/0001_scaling.sql' with { type: 'text' };
 const runtimes = new PerController<ScalingRuntime>('scaling');
 
 /** A controller's smart scaling runtime (tests and benchmarks drive its samples and read its store). */
-export const scalingRuntimeOf = (kernel: Kernel): ScalingRuntime => runtimes.of({ kernel } as ModuleContext);
+export const scalingRuntimeOf = (kernel: Kernel): ScalingRuntime => runtimes.of({ kernel });
 
 /**
  * Smart scaling: per-group timetables that raise a group's minimum (in the group's time zone,
@@ -19,8 +20,9 @@ export const scalingRuntimeOf = (kernel: Kernel): ScalingRuntime => runtimes.of(
  * engine as its effective minimum so the two never fight. Samples each minute, 90 days kept;
  * every decision stored with its source and reason.
  */
-export const scalingModule: SvcModule = {
+export const scalingModule = defineModule({
   ...SCALING_MANIFEST,
+  uses: SCALING_USES,
   migrations: [{ version: 1, name: 'scaling', sql: scaling0001 }],
   init(ctx) {
     const runtime = new ScalingRuntime(ctx.kernel, ctx.log, ctx.dir);
@@ -33,4 +35,4 @@ export const scalingModule: SvcModule = {
   stop(ctx) {
     runtimes.take(ctx)?.stop();
   },
-};
+});

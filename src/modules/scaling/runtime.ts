@@ -2,7 +2,7 @@ import type { Group } from '../../core/groups/model';
 import type { ScalingOverride } from '../../core/scaling/decide';
 import type { ScalingOverrides } from '../../core/scaling/engine';
 import type { SvcEvent } from '../../events/catalogue';
-import type { Kernel } from '../../kernel';
+import type { ScalingKernel } from './uses';
 import type { Logger } from '../../log';
 import type { GroupScalingConfig } from './config';
 import { isScalable, ScalingConfigs } from './configs';
@@ -53,7 +53,7 @@ export class ScalingRuntime implements ScalingOverrides {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    readonly kernel: Kernel,
+    readonly kernel: ScalingKernel,
     private readonly log: Logger,
     dir: string,
   ) {
