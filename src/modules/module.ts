@@ -1,7 +1,5 @@
 import type { SectionsSchema } from '../config/unit/sections';
 import type { DashboardManifest } from '../core/module-host';
-
-export type { DashboardManifest };
 import type { AnyRoute } from '../http/route';
 import type { Command } from '../core/commands/command';
 import type { Kernel } from '../kernel';
@@ -15,6 +13,7 @@ import type { EventSpec } from '../events/catalogue';
  * name the existing dashboard reads), where its routes live, the tables its generic page
  * renders (`endpoint` is relative to `apiPrefix`), and the pages it adds.
  */
+export type { DashboardManifest };
 
 /**
  * The kernel members a module may declare in `uses` (a module logs through `ctx.log`, its own
@@ -24,7 +23,8 @@ export type KernelMember = keyof Kernel;
 
 /**
  * The part of the kernel a module declared it uses: its hooks, and the helpers they hand the
- * kernel to, reach these members and no other (a compile error otherwise). Helpers that need
+ * kernel to, reach these members and no other (a compile error otherwise; at run time the
+ * registry hands the module a view with only these members, kernel-view.ts). Helpers that need
  * less take a smaller `ModuleKernel<...>` of their own.
  */
 export type ModuleKernel<U extends KernelMember> = Pick<Kernel, U>;
@@ -35,7 +35,7 @@ export type ModuleKernel<U extends KernelMember> = Pick<Kernel, U>;
  * without `defineModule` (test fixtures).
  */
 export interface ModuleContext<U extends KernelMember = KernelMember> {
-  /** The kernel, typed down to the members the module declared (the same object for every module of a controller). */
+  /** The kernel members the module declared, and no other (a view the registry makes from the kernel). */
   kernel: ModuleKernel<U>;
   log: Logger;
   /** The module's own config (config/modules/<id>/<id>.toml), validated against its schema. */

@@ -12,6 +12,7 @@ import type { Kernel } from '../kernel';
 import type { Logger } from '../log';
 import { migrate } from '../storage/migrate';
 import { startupMark } from '../startup-trace';
+import { kernelView } from './kernel-view';
 import type { ModuleContext, ModuleEntry, ModuleManifest, SvcModule } from './module';
 import type { ModuleServices } from './services';
 import type { ModuleHost, ModuleInfo } from '../core/module-host';
@@ -76,9 +77,10 @@ export class ModuleRegistry implements ModuleHost {
       if (module.migrations) migrate(kernel.db, module.id, module.migrations);
       const dir = join(kernel.dir, 'config', 'modules', module.id);
       const config = module.configSchema ? this.loadConfig(module, module.configSchema, dir, log) : {};
-      // The kernel itself: a module's `uses` narrows what its hooks see by type (SvcModule<U>),
-      // and every module of a controller holds the same object (PerController keys on it).
-      const ctx: ModuleContext = { kernel, log, config, dir };
+      // A module that declared `uses` gets a view with those members only (its hooks are typed
+      // by the same list); one without (a test's throwaway module) gets the kernel itself. Typed
+      // here as the whole kernel: the registry reads only ctx.log, the module's own U is erased.
+      const ctx: ModuleContext = { kernel: module.uses ? kernelView(kernel, module.uses) : kernel, log, config, dir };
       try {
         await module.init?.(ctx);
         for (const command of module.commands?.(ctx) ?? []) kernel.commands.register(command);

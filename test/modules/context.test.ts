@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { BUILTIN_MODULES } from '../../src/modules/builtin';
+import { kernelBehind, kernelView } from '../../src/modules/kernel-view';
 import { defineModule, type KernelMember, type ModuleContext, type SvcModule } from '../../src/modules/module';
 import type { authModule } from '../../src/modules/auth';
 import type { backupModule } from '../../src/modules/backup';
@@ -105,10 +106,30 @@ describe('the module context', () => {
     });
     afterAll(() => c.stop());
 
-    test('a module declaring only the database works through it, on the controller’s own kernel', () => {
+    test('a module declaring only the database works through it, and its context holds nothing else of the kernel', () => {
       const rows = c.controller.kernel.db.query<{ text: string }, []>('SELECT text FROM ctx_notes').all();
       expect(rows).toEqual([{ text: 'first' }]);
-      expect(seen[0]).toBe(c.controller.kernel);
+      const view = seen[0]!;
+      expect(Object.keys(view)).toEqual(['db']);
+      expect('services' in view).toBe(false);
+      expect(kernelBehind(view)).toBe(c.controller.kernel);
+    });
+
+    test('a view reads each member from the kernel when it is read, is frozen, and leads back to its kernel', () => {
+      const kernel = c.controller.kernel;
+      const view = kernelView(kernel, ['db', 'bus', 'proxyUpdates', 'db']);
+      expect(Object.keys(view).sort()).toEqual(['bus', 'db', 'proxyUpdates']);
+      expect([view.db, view.bus]).toEqual([kernel.db, kernel.bus]);
+      expect(Object.isFrozen(view)).toBe(true);
+      const before = kernel.proxyUpdates;
+      try {
+        kernel.proxyUpdates = undefined;
+        expect(view.proxyUpdates).toBeUndefined();
+      } finally {
+        kernel.proxyUpdates = before;
+      }
+      expect(view.proxyUpdates).toBe(before);
+      expect([kernelBehind(view), kernelBehind(kernel)]).toEqual([kernel, kernel]);
     });
 
     test('every member a built-in module declares is on the kernel', async () => {
