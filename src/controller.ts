@@ -36,7 +36,7 @@ import { SAMPLE_INTERVAL_MS, ServiceHistory } from './core/metrics/service-histo
 import { DashboardMetrics } from './core/metrics/dashboard-metrics';
 import { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
-import { Authenticator } from './http/auth';
+import { Authenticator } from './core/auth';
 import { resolveMasterToken } from './http/master-token';
 import { openApiRoute } from './http/openapi';
 import type { AnyRoute, SocketSpec } from './http/route';

@@ -22,7 +22,7 @@ import type { Paths } from './config/paths';
 import type { MetricsRegistry } from './core/metrics/registry';
 import type { EventBus } from './events/bus';
 import type { Actor } from './events/catalogue';
-import type { Authenticator } from './http/auth';
+import type { Authenticator } from './core/auth';
 import type { Logger } from './log';
 import type { ModuleHost } from './core/module-host';
 import type { LoadBalancer } from './loadbalancer/load-balancer';

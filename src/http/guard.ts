@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
 import type { Config } from '../config/schema';
-import { isPrincipal, type Access, type Authenticator, type Identification, type Verdict } from './auth';
+import { isPrincipal, type Access, type Authenticator, type Identification, type Verdict } from '../core/auth';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
 import { RateLimiter } from './rate-limit';
 import { bearerOf, clientIp, splitUrl } from './request';

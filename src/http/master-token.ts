@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../config/write';
 import { ConfigError } from '../config/load';
-import { generateToken } from './auth';
+import { generateToken } from '../core/auth';
 
 import type { TokenSource } from '../config/token-source';
 

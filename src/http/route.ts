@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Actor } from '../events/catalogue';
-import type { AuthLevel, Principal, Scope, TenantReach } from './auth';
+import type { AuthLevel, Principal, Scope, TenantReach } from '../core/auth';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -9,7 +9,7 @@ import type { SocketHub } from '../ws/socket-hub';
 import { parseBody } from './body';
 import { corsPlugin } from './cors';
 import { RequestGuard, type Endpoint } from './guard';
-import { isPrincipal } from './auth';
+import { isPrincipal } from '../core/auth';
 import { errorRenderer } from './render-error';
 import { acknowledgedWrites } from '../storage/write-scope';
 import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';

@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel';
 import type { SocketHub } from './socket-hub';
 import { specOf, type SvcEvent } from '../events/catalogue';
 import type { SocketSpec } from '../http/route';
-import type { Principal } from '../http/auth';
+import type { Principal } from '../core/auth';
 import type { Heartbeat } from './heartbeat';
 import { BacklogWatch, EVENT_BACKLOG, type BacklogLimits } from './backlog-watch';
 import { publishEventsTo } from './event-topic';

@@ -1,4 +1,4 @@
-import type { Authenticator, Principal } from '../http/auth';
+import type { Authenticator, Principal } from '../core/auth';
 import type { SocketSpec } from '../http/route';
 import { socketAccessOf } from '../http/guard';
 

@@ -1,4 +1,4 @@
-import type { Authenticator, Principal } from '../http/auth';
+import type { Authenticator, Principal } from '../core/auth';
 import type { SocketSpec } from '../http/route';
 import type { Heartbeat } from './heartbeat';
 import { admitSocket, EarlyFrames, forgetSocket, socketId, type SocketHandle } from './socket-auth';

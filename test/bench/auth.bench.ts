@@ -17,7 +17,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import type { LoadResult } from './loadgen';
 import {
   backgroundLoad,

@@ -28,7 +28,7 @@ import { Database } from 'bun:sqlite';
 import { heapStats } from 'bun:jsc';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import { ActiveIndex } from '../../src/modules/punishments/active-index';
 import { CheckAnswers } from '../../src/modules/punishments/checks';
 import { MESSAGE_DEFAULTS, type MessageTemplates } from '../../src/modules/punishments/messages';

@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Authenticator, type Access, type Identification } from '../../src/http/auth';
+import { Authenticator, type Access, type Identification } from '../../src/core/auth';
 import { ServiceCredentials } from '../../src/core/tenancy/service-credentials';
 import { envNumber, fixed, formatTable, median } from './lib';
 

@@ -17,7 +17,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSync } from 'otplib';
 import { parse } from 'smol-toml';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { tempDir, waitFor } from '../support/controller';
 import { SoftAuthenticator } from '../support/soft-authenticator';

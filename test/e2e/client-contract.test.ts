@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, test } from 'bun:test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import { LineCollector, svcBinary } from '../support/binary';
 import { tempDir, waitFor } from '../support/controller';
 import { fakeFabric } from '../fixtures/upstream/fabric';

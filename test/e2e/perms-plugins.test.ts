@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { tempDir, waitFor } from '../support/controller';
 import { offlineUuid } from '../support/minecraft-client';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
 import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { expectErrorBody, readJson, tempDir, waitFor } from '../support/controller';

@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveServiceToken, TENANT_TOKEN_PREFIX } from '../../src/http/auth';
+import { deriveServiceToken, TENANT_TOKEN_PREFIX } from '../../src/core/auth';
 import { PLACEHOLDER_EXAMPLES, REFERENCE_PLUGIN_CALLS, REFERENCE_PLUGIN_SOCKETS, type PluginCall } from '../fixtures/reference-plugin-calls';
 import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { tempDir, waitFor } from '../support/controller';

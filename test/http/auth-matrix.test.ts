@@ -18,7 +18,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { NODE_TOKEN_PREFIX, TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
+import { NODE_TOKEN_PREFIX, TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/core/auth';
 import { SessionService } from '../../src/modules/auth/sessions';
 import { expectErrorBody, startController, waitFor, type TestController } from '../support/controller';
 import { loginAs, testPlayer } from '../support/dashboard-login';

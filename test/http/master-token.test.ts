@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { readSavedToken, resolveMasterToken } from '../../src/http/master-token';
 import { ConfigError } from '../../src/config/load';
-import { deriveServiceToken, secretEquals } from '../../src/http/auth';
+import { deriveServiceToken, secretEquals } from '../../src/core/auth';
 import { createHmac } from 'node:crypto';
 import { tempDir } from '../support/controller';
 

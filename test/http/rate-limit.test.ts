@@ -5,7 +5,7 @@ import { clientIp, splitUrl } from '../../src/http/request';
 import { defineRoute } from '../../src/http/route';
 import type { SvcModule } from '../../src/modules/module';
 import { createHash } from 'node:crypto';
-import { TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/http/auth';
+import { TENANT_TOKEN_PREFIX, type TenantIdentity } from '../../src/core/auth';
 import { BUILTIN_MODULES } from '../../src/modules/builtin';
 import { expectErrorBody, startController, type TestController } from '../support/controller';
 import { loginAs, testPlayer } from '../support/dashboard-login';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Controller, type ControllerOptions } from '../../src/controller';
-import { deriveServiceToken } from '../../src/http/auth';
+import { deriveServiceToken } from '../../src/core/auth';
 
 export const MASTER_TOKEN = 'test-master-token-0123456789abcdef';
 export const CLUSTER_TOKEN = 'test-cluster-token-0123456789abcdef';

@@ -1,4 +1,4 @@
-import { secretEquals } from '../../http/auth';
+import { secretEquals } from '../../core/auth';
 import { decideLogin, type LoginRefusal } from './login';
 import type { NodeRegistry } from './registry';
 import { isReservedNodeId, looksLikeNodeSecret, secretDigest } from './secret';

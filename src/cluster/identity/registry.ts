@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConfigError } from '../../config/load';
 import { writeFileAtomic } from '../../config/write';
-import type { NodeDirectory } from '../../http/auth';
+import type { NodeDirectory } from '../../core/auth';
 import { newNodeSecret, secretDigest } from './secret';
 
 const EnrolmentSchema = Type.Object({

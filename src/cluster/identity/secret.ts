@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { NODE_TOKEN_PREFIX } from '../../http/auth';
+import { NODE_TOKEN_PREFIX } from '../../core/auth';
 
 /** Node ids an agent may not take: `local` is this machine in placement and in every service record. */
 export const RESERVED_NODE_IDS: readonly string[] = ['local'];

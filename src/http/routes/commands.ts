@@ -4,7 +4,7 @@ import type { Kernel } from '../../kernel';
 import { OUTPUT_KINDS, type ArgHint, type Command, type OutputLine } from '../../core/commands/command';
 import { PLAYER_NAME_PATTERN, UUID_PATTERN } from '../../core/players/uuid';
 import { ApiError } from '../../errors';
-import { holdsAdmin, type Principal } from '../auth';
+import { holdsAdmin, type Principal } from '../../core/auth';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { requireWellFormedText } from '../well-formed';

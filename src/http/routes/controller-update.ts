@@ -3,7 +3,7 @@ import type { Kernel } from '../../kernel';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { ApiError } from '../../errors';
-import { holdsAdmin } from '../auth';
+import { holdsAdmin } from '../../core/auth';
 
 const UpdateJobSchema = t.Object({
   state: t.Union(

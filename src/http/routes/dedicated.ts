@@ -2,7 +2,7 @@ import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { dedicatedBodyValues, dedicatedDefaults, DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
 import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
-import { holdsAdmin } from '../auth';
+import { holdsAdmin } from '../../core/auth';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
 import { formatUptime, runningSeconds } from '../../core/services/uptime';

@@ -3,7 +3,7 @@ import { t } from '../t';
 import type { Kernel } from '../../kernel';
 import { bodyValues, groupDefaults, GroupBodySchema, GroupPatchSchema, GroupSchema, templateStack, type Group } from '../../core/groups/model';
 import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
-import { holdsAdmin } from '../auth';
+import { holdsAdmin } from '../../core/auth';
 import { groupQuarantine, groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
 import { ApiError } from '../../errors';

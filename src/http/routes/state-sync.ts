@@ -6,7 +6,7 @@ import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema } from '../schemas';
 import { SERVER_BODY_CEILING } from '../api-handler';
-import type { Principal } from '../auth';
+import type { Principal } from '../../core/auth';
 import { MAX_PUSHES_PER_NODE, type SyncCaller } from '../../cluster/state-sync/store';
 
 /** `<Group>-<N>`: a group name (GROUP_NAME) and an instance number from 1. */

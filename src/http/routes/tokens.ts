@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from '../t';
 import { ApiError } from '../../errors';
 import type { Kernel } from '../../kernel';
-import { JWT_MIN_LIFETIME_SECONDS, SCOPES } from '../auth';
+import { JWT_MIN_LIFETIME_SECONDS, SCOPES } from '../../core/auth';
 import { defineRoute, type AnyRoute } from '../route';
 
 const MAX_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;

@@ -1,5 +1,5 @@
 import { monotonicNow, type Clock } from '../../core/time/monotonic';
-import { ADMIN_NODE } from '../../http/auth';
+import { ADMIN_NODE } from '../../core/auth';
 import type { DashboardSessions, PermissionResolver, SessionCheck, SessionIdentity } from '../services';
 import { randomToken, sha256Hex } from './secrets';
 import type { LoginMethod, SessionRow, SessionStore } from './session-store';

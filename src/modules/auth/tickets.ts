@@ -1,4 +1,4 @@
-import { TICKET_PREFIX } from '../../http/auth';
+import { TICKET_PREFIX } from '../../core/auth';
 import { monotonicNow, type Clock } from '../../core/time/monotonic';
 import { randomToken } from './secrets';
 

@@ -1,4 +1,4 @@
-import { holdsAdmin } from '../../http/auth';
+import { holdsAdmin } from '../../core/auth';
 import { t } from '../../http/t';
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
@@ -28,7 +28,7 @@ import {
 } from './model';
 import type { BackupRuntime } from './runtime';
 import { holdsCredentials, typesOf } from './sources';
-import type { Principal } from '../../http/auth';
+import type { Principal } from '../../core/auth';
 
 const PREFIX = '/api/backups';
 const TAG = 'backups';

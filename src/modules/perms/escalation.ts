@@ -1,4 +1,4 @@
-import { ADMIN_NODE } from '../../http/auth';
+import { ADMIN_NODE } from '../../core/auth';
 import { candidatesFor } from './nodes';
 import { decide, resolve, type Decision } from './resolve';
 import { describeScope } from './scope';

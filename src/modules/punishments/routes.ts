@@ -1,6 +1,6 @@
 import { t } from '../../http/t';
 import { ApiError } from '../../errors';
-import type { Principal } from '../../http/auth';
+import type { Principal } from '../../core/auth';
 import { clamp } from '../../http/clamp';
 import { normalizeUuid } from '../../core/players/uuid';
 import { defineRoute, type AnyRoute } from '../../http/route';

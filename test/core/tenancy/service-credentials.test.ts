@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Authenticator, TENANT_TOKEN_PREFIX } from '../../../src/http/auth';
+import { Authenticator, TENANT_TOKEN_PREFIX } from '../../../src/core/auth';
 import { ServiceCredentials } from '../../../src/core/tenancy/service-credentials';
 import { tempDir } from '../../support/controller';
 

@@ -1,7 +1,7 @@
 import { normalizeUuid } from '../../../core/players/uuid';
 import { ApiError } from '../../../errors';
 import type { Actor } from '../../../events/catalogue';
-import { holdsAdmin, type Principal } from '../../../http/auth';
+import { holdsAdmin, type Principal } from '../../../core/auth';
 import { ErrorBodySchema } from '../../../http/schemas';
 import type { Author } from '../author';
 import { nodeProblem, normalizeNode } from '../nodes';
