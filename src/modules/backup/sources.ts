@@ -2,7 +2,11 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../errors';
 import { LOCAL_NODE } from '../../core/services/registry';
+import type { ModuleKernel } from '../module';
 import type { BackupKernel } from './uses';
+
+/** What finding a target's own folder reads of the kernel. */
+type PlacesKernel = ModuleKernel<'dedicated' | 'dir' | 'paths' | 'services' | 'stateSync'>;
 import type { BackupConfig } from './config';
 import { TARGET_TYPES, type TargetType } from './model';
 import { snapshotDatabase } from '../../storage/snapshot';
@@ -75,7 +79,7 @@ const SUPERVISOR_FILES = ['.svc/**', '.svc'];
 const CONFIG_SECRET_FILES = ['session.key', 'modules/auth/session.key'];
 
 /** The auth module's key at its default place (data/auth/session.key); a database backup carries it only when asked to. */
-export const authKeyFile = (kernel: BackupKernel): string => join(kernel.paths.data, 'auth', 'session.key');
+export const authKeyFile = (kernel: ModuleKernel<'paths'>): string => join(kernel.paths.data, 'auth', 'session.key');
 
 const dirOrSkip = (unit: Omit<BackupUnit, 'root' | 'skip'>, dir: string): BackupUnit =>
   existsSync(dir) && statSync(dir).isDirectory() ? { ...unit, root: dir } : { ...unit, skip: `${dir} does not exist on the controller` };
@@ -127,7 +131,7 @@ export function resolveUnits(kernel: BackupKernel, types: readonly TargetType[],
  * snapshot while the controller goes on writing, on a connection of its own off the event
  * loop), never a copy of the file under a writer.
  */
-async function databaseSnapshot(kernel: BackupKernel, stagingDir: string, includeAuthKey: boolean): Promise<{ root: string; cleanup: () => void }> {
+async function databaseSnapshot(kernel: ModuleKernel<'config' | 'db' | 'paths'>, stagingDir: string, includeAuthKey: boolean): Promise<{ root: string; cleanup: () => void }> {
   const root = join(stagingDir, `_staging-db-${crypto.randomUUID()}`);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   try {
@@ -146,7 +150,7 @@ async function databaseSnapshot(kernel: BackupKernel, stagingDir: string, includ
 }
 
 /** Where a backup of this target goes back to when the restore names no path. */
-export function defaultRestorePath(kernel: BackupKernel, type: TargetType, name: string): string {
+export function defaultRestorePath(kernel: PlacesKernel, type: TargetType, name: string): string {
   switch (type) {
     case 'SERVICE':
       return kernel.services.get(name)?.workDir ?? join(kernel.paths.services, name);
@@ -172,7 +176,7 @@ export function defaultRestorePath(kernel: BackupKernel, type: TargetType, name:
  * svc.toml, the cluster key), which a template or services folder set to the controller's own
  * folder would.
  */
-export function holdsCredentials(kernel: BackupKernel, type: TargetType, name: string): boolean {
+export function holdsCredentials(kernel: PlacesKernel & ModuleKernel<'apiToken' | 'config' | 'configPath'>, type: TargetType, name: string): boolean {
   if (type === 'CONFIG' || type === 'DATABASE') return true;
   const root = resolve(defaultRestorePath(kernel, type, name));
   const secrets = [kernel.paths.data, kernel.paths.config, kernel.configPath, resolve(kernel.dir, kernel.config.cluster.keystore_path), ...(kernel.apiToken.file ? [kernel.apiToken.file] : [])];
@@ -183,6 +187,6 @@ export function holdsCredentials(kernel: BackupKernel, type: TargetType, name: s
 }
 
 /** The folders a restore may write into: the controller's own trees, never data/ (the live database). */
-export function restoreRoots(kernel: BackupKernel): string[] {
+export function restoreRoots(kernel: ModuleKernel<'dir' | 'paths' | 'stateSync'>): string[] {
   return [kernel.paths.services, kernel.paths.dedicated, kernel.paths.templates, kernel.paths.config, kernel.stateSync.root, join(kernel.dir, 'restore')];
 }

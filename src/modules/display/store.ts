@@ -5,7 +5,7 @@ import type { Group } from '../../core/groups/model';
 import { SOFTWARE } from '../../core/software/kinds';
 import { ApiError } from '../../errors';
 import type { Actor, SvcEvent } from '../../events/catalogue';
-import type { DisplayKernel } from './uses';
+import type { ModuleKernel } from '../module';
 import type { Logger } from '../../log';
 import { defaultSettings } from './defaults';
 import { parseDisplayToml, renderDisplayToml } from './file';
@@ -38,7 +38,7 @@ export class DisplayStore {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    private readonly kernel: DisplayKernel,
+    private readonly kernel: ModuleKernel<'bus' | 'groups'>,
     private readonly log: Logger,
     readonly dir: string,
   ) {}

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import type { EventData, EventType } from '../../events/catalogue';
-import type { PermsKernel } from './uses';
+import type { ModuleKernel } from '../module';
 import type { Author } from './author';
 import { escalation } from './escalation';
 import type { PermState } from './state';
@@ -45,7 +45,7 @@ export class Changes {
   constructor(
     readonly store: PermStore,
     readonly state: PermState,
-    private readonly kernel: PermsKernel,
+    private readonly kernel: ModuleKernel<'bus'>,
     readonly now: () => number = Date.now,
   ) {}
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../config/write';
 import type { Group } from '../../core/groups/model';
 import type { SvcEvent } from '../../events/catalogue';
-import type { ScalingKernel } from './uses';
+import type { ModuleKernel } from '../module';
 import type { Logger } from '../../log';
 import { parseScalingConfig, renderDefaultScalingConfig, type GroupScalingConfig } from './config';
 import { machineTimeZone } from './zoned';
@@ -31,7 +31,7 @@ export class ScalingConfigs {
   readonly zone = machineTimeZone();
 
   constructor(
-    private readonly kernel: ScalingKernel,
+    private readonly kernel: ModuleKernel<'bus' | 'groups'>,
     private readonly log: Logger,
     readonly dir: string,
   ) {}
