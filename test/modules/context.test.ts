@@ -57,7 +57,7 @@ const notes = defineModule({
 const seen: object[] = [];
 
 /** Never called: what the compiler must refuse. */
-export function refusedByTheCompiler(ctx: ModuleContext<'db'>, display: DisplayKernel): void {
+function refusedByTheCompiler(ctx: ModuleContext<'db'>, display: DisplayKernel): void {
   // @ts-expect-error the module did not declare `services`
   ctx.kernel.services.all();
   // @ts-expect-error nor `bus`
