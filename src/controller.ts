@@ -4,7 +4,7 @@ import type { Logger } from './log';
 import type { AnyRoute, SocketSpec } from './http/route';
 import type { SoftwareServices } from './core/software/software-services';
 import { Lifecycle, type Part } from './core/lifecycle/parts';
-import { SPEC_HEARTBEAT } from './ws/heartbeat';
+import { Heartbeat, SPEC_HEARTBEAT } from './ws/heartbeat';
 import { ControllerApi } from './controller/api';
 import { buildController } from './controller/build';
 import { controllerParts, type StopHow } from './controller/parts';
@@ -28,6 +28,8 @@ export class Controller {
     /** Upstream version lists, server jars and plugins (their routes, and tests). */
     readonly software: SoftwareServices,
     private readonly api: ControllerApi,
+    /** The API sockets' heartbeat (the API part stops it); tests reach it to watch a socket's signs of life. */
+    private readonly heartbeat: Heartbeat,
     private readonly options: ControllerOptions,
     parts: readonly Part<StopHow>[],
   ) {
@@ -43,9 +45,10 @@ export class Controller {
       restartInPlace: (reason) => controller?.restartInPlace(reason),
       requestShutdown: (reason, actor) => controller?.requestShutdown(reason, actor),
     });
-    const api = new ControllerApi(built.kernel, built.software, built.modules, options.heartbeat ?? SPEC_HEARTBEAT);
+    const heartbeat = new Heartbeat(options.heartbeat ?? SPEC_HEARTBEAT);
+    const api = new ControllerApi(built.kernel, built.software, built.modules, heartbeat);
     const parts = controllerParts({ ...built, api, restartedInPlace: options.restartedInPlace, stopped: () => controller?.lifecycle.stopped ?? false });
-    controller = new Controller(built.kernel, built.software, api, options, parts);
+    controller = new Controller(built.kernel, built.software, api, heartbeat, options, parts);
     await controller.lifecycle.start({ reason: 'start failed', keepServices: false });
     return controller;
   }

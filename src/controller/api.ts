@@ -38,7 +38,7 @@ import { SocketHub } from '../ws/socket-hub';
 import { EVENTS_SOCKET, mountEventsSocket } from '../ws/events';
 import { CONSOLE_STREAM_SOCKET, mountConsoleStream } from '../ws/console-stream';
 import { mountServiceConsole, SERVICE_CONSOLE_SOCKET } from '../ws/service-console';
-import { Heartbeat, type HeartbeatTiming } from '../ws/heartbeat';
+import type { Heartbeat } from '../ws/heartbeat';
 import { CliSessionStore } from '../core/commands/cli-sessions';
 import { LocationLookup } from '../core/commands/location';
 import { removeControllerRuntime, writeControllerRuntime } from '../core/update/runtime-file';
@@ -53,7 +53,6 @@ export class ControllerApi {
   private guard: RequestGuard | undefined;
   private events: { subscribers(): number } | undefined;
   private consoles: { sessions(): number } | undefined;
-  private readonly heartbeat: Heartbeat;
   /** Every HTTP route this controller serves, core and modules (listed when it listens). */
   routes: AnyRoute[] = [];
   readonly sockets: SocketSpec[] = [EVENTS_SOCKET, SERVICE_CONSOLE_SOCKET, CONSOLE_STREAM_SOCKET];
@@ -62,10 +61,9 @@ export class ControllerApi {
     private readonly kernel: Kernel,
     private readonly software: SoftwareServices,
     private readonly moduleRegistry: ModuleRegistry,
-    heartbeat: HeartbeatTiming,
-  ) {
-    this.heartbeat = new Heartbeat(heartbeat);
-  }
+    /** The sockets' liveness checks; stopped when the API closes. */
+    private readonly heartbeat: Heartbeat,
+  ) {}
 
   /** Whether the server is open. */
   get listening(): boolean {
