@@ -19,6 +19,8 @@ export interface GroupTarget {
 export interface GroupInstallDeps {
   groups: GroupStore;
   dedicated: DedicatedStore;
+  /** Writes the group and announces it (GroupChanges.create, with the importer as actor). */
+  create(body: GroupBody): Group;
   templatesRoot: string;
 }
 
@@ -30,7 +32,7 @@ export const MODPACK_MEMORY = '4G';
  * (case-insensitively, as file systems compare), no folder `templates/<name>` already there
  * (never overwritten), and the scaling consistent. Checked before any work, and again at the end.
  */
-export function checkGroupTarget(target: GroupTarget, deps: GroupInstallDeps): void {
+export function checkGroupTarget(target: GroupTarget, deps: Omit<GroupInstallDeps, 'create'>): void {
   const lower = target.groupName.toLowerCase();
   // The store's own check (broken files, a file not yet loaded) runs again when the group is created.
   const group = deps.groups.list().find((g) => g.name.toLowerCase() === lower);
@@ -62,9 +64,10 @@ export async function installGroup(stage: string, target: GroupTarget, runtime: 
   };
   await rename(stage, dir);
   try {
-    return deps.groups.create(body);
+    return deps.create(body);
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    // A group that was written keeps its template (only announcing it failed, e.g. its audit row).
+    if (!deps.groups.get(body.name)) await rm(dir, { recursive: true, force: true });
     throw error;
   }
 }

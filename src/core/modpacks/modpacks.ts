@@ -18,6 +18,7 @@ import { CurseForgeSource } from './curseforge-source';
 import { download } from './download';
 import { checkDedicatedTarget, installIntoDedicated, installNewDedicated } from './install-dedicated';
 import { checkGroupTarget, installGroup } from './install-group';
+import { GroupChanges } from '../groups/changes';
 import { ImportJobs, type JobView } from './jobs';
 import {
   ANSWER_WITHIN_MS,
@@ -312,8 +313,8 @@ export class Modpacks {
       const counts = `${report.downloaded} file(s) downloaded, ${report.extracted} unpacked, ${report.skipped.length} skipped`;
       const packName = `${facts.name}${facts.version ? ` ${facts.version}` : ''}`;
       if (target.kind === 'group') {
-        const group = await installGroup(stage, target.group, runtime, { groups, dedicated, templatesRoot: paths.templates });
-        bus.publish('GROUP_CREATED', { group: group.name }, actor);
+        const changes = new GroupChanges({ groups, bus, dedicated });
+        const group = await installGroup(stage, target.group, runtime, { groups, dedicated, templatesRoot: paths.templates, create: (body) => changes.create(body, actor) });
         log.info({ area: 'modpacks', group: group.name, job: jobId, ...took() }, `group ${group.name} created from modpack ${packName}: ${counts}`);
         return { ...base, message: `group ${group.name} created from ${packName} (${runtime.software} ${runtime.version}): ${counts}`, group };
       }

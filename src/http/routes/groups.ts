@@ -6,7 +6,7 @@ import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy
 import { holdsAdmin } from '../../core/auth';
 import { groupQuarantine, groupView, GroupViewSchema, type GroupView } from '../../core/groups/view';
 import { reloadConfiguration, REQUIRES_RESTART_IF_CHANGED } from '../../core/groups/reload';
-import { ApiError } from '../../errors';
+import { groupChanges } from '../../core/groups/changes';
 import { defineRoute, type AnyRoute } from '../route';
 
 const NameParams = t.Object({ name: t.String({ pattern: GroupSchema.properties.name.pattern }) });
@@ -29,7 +29,8 @@ const ReloadReportSchema = t.Object({
 });
 
 export function groupRoutes(kernel: Kernel): AnyRoute[] {
-  const { groups, services, bus } = kernel;
+  const { groups, services } = kernel;
+  const changes = groupChanges(kernel);
 
   /** A group with what the controller knows beside its definition. */
   async function view(group: Group): Promise<GroupView> {
@@ -78,10 +79,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       scopes: ['groups:write'],
       handler: async ({ body, set, actor, principal }) => {
         requireAdminForHostFields(holdsAdmin(principal), changedHostFields(groupDefaults(), bodyValues(body)), `group ${body.name}`);
-        // A dedicated service's record carries its own name as its group: one name, one owner.
-        if (kernel.dedicated.get(body.name)) throw new ApiError('GROUP_ALREADY_EXISTS', `a dedicated service is named ${body.name}; pick another group name`);
-        const group = groups.create(body);
-        bus.publish('GROUP_CREATED', { group: group.name }, actor);
+        const group = changes.create(body, actor);
         set.status = 201;
         return { success: true as const, message: `group ${group.name} created`, group: await view(group) };
       },
@@ -99,8 +97,7 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       scopes: ['groups:write'],
       handler: async ({ params, body, actor, principal }) => {
         requireAdminForHostFields(holdsAdmin(principal), changedHostFields(groups.require(params.name), bodyValues(body)), `group ${params.name}`);
-        const group = groups.update(params.name, body);
-        bus.publish('GROUP_UPDATED', { group: group.name }, actor);
+        const group = changes.update(params.name, body, actor);
         return { success: true as const, message: `group ${group.name} updated`, group: await view(group) };
       },
     }),
@@ -115,16 +112,8 @@ export function groupRoutes(kernel: Kernel): AnyRoute[] {
       params: NameParams,
       response: { 200: t.Object({ success: t.Literal(true), message: t.String() }) },
       handler: async ({ params, actor }) => {
-        groups.require(params.name);
-        const running = services.runningInstances(params.name);
-        if (running > 0) {
-          throw new ApiError('GROUP_HAS_RUNNING_INSTANCES', `group ${params.name} has ${running} running instance(s): stop them first`);
-        }
-        // Its warm pool is not "running": it goes with the group. The definition goes first, so
-        // the pool cannot refill while it is being drained.
-        groups.delete(params.name);
-        await kernel.manager.drainPool(params.name);
-        bus.publish('GROUP_DELETED', { group: params.name }, actor);
+        // Refused while instances run; its warm pool goes with it (GroupChanges.delete).
+        await changes.delete(params.name, actor);
         return { success: true as const, message: `group ${params.name} deleted` };
       },
     }),

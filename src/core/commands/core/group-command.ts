@@ -4,8 +4,10 @@ import { ApiError } from '../../../errors';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { describeSchema, showValue } from '../../../describe-schema';
 import { bodyValues, GROUP_FIELDS, GroupBodySchema, groupDefaults, templateStack, type GroupBody, type GroupField } from '../../groups/model';
+import { groupChanges } from '../../groups/changes';
 import { SOFTWARE_NAMES } from '../../software/kinds';
 import { changedHostFields, requireAdminForHostFields } from '../../tenancy/host-fields';
+import type { Actor } from '../../../events/catalogue';
 import { UsageError, type Command } from '../command';
 import { didYouMean } from '../suggest';
 
@@ -39,9 +41,7 @@ export function groupCommand(kernel: Kernel): Command {
       if (problem) throw new UsageError(CREATE_USAGE, problem);
       const group = body as GroupBody;
       requireAdminForHostFields(admin ?? true, changedHostFields(groupDefaults(), bodyValues(group)), `group ${group.name}`);
-      if (kernel.dedicated.get(group.name)) throw new ApiError('GROUP_ALREADY_EXISTS', `a dedicated service is named ${group.name}; pick another group name`);
-      const created = createGroup(kernel, group);
-      kernel.bus.publish('GROUP_CREATED', { group: created.name }, actor);
+      const created = createGroup(kernel, group, actor);
       out.success(`group ${created.name} created: ${created.software} ${created.version}, ${created.type}, ${created.memory}, ${created.minInstances}–${created.maxInstances} instance(s)`);
       out.item(`file: ${join(kernel.paths.config, 'groups', `${created.name}.toml`)}`);
       out.item(`template: ${templateStack(created)
@@ -54,9 +54,9 @@ export function groupCommand(kernel: Kernel): Command {
 }
 
 /** The store's checks across fields name API fields (`body "minInstances"`): on the console they are flags. */
-function createGroup(kernel: Kernel, group: GroupBody) {
+function createGroup(kernel: Kernel, group: GroupBody, actor: Actor) {
   try {
-    return kernel.groups.create(group);
+    return groupChanges(kernel).create(group, actor);
   } catch (error) {
     if (!(error instanceof ApiError) || error.errorCode !== 'VALIDATION_FAILED') throw error;
     const worded = error.message.replace(/(?:body )?"([A-Za-z]+)"/g, (whole, field: string) => (FIELD_NAMES.includes(field as GroupField) ? `--${field}` : whole));
