@@ -8,7 +8,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * Drops audit entries older than `[audit] retention_days` (read at each run): once now, then
  * hourly. The timer does not keep the process alive; stop() ends it.
  */
-export function startAuditPruning(audit: AuditStore, retentionDays: () => number, log: Logger): { stop(): void } {
+export function startAuditPruning(audit: Pick<AuditStore, 'prune'>, retentionDays: () => number, log: Logger): { stop(): void } {
   const prune = () => {
     const cutoff = Date.now() - retentionDays() * DAY_MS;
     audit

@@ -10,7 +10,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * `[metrics] retention_days` (read at each run) pruned now, then hourly. The timers do not keep
  * the process alive; stop() ends them.
  */
-export function startServiceSampling(history: ServiceHistory, dashboardMetrics: DashboardMetrics, retentionDays: () => number, log: Logger): { stop(): void } {
+export function startServiceSampling(history: Pick<ServiceHistory, 'sample' | 'prune'>, dashboardMetrics: Pick<DashboardMetrics, 'sample' | 'prune'>, retentionDays: () => number, log: Logger): { stop(): void } {
   const sampler = setInterval(() => {
     try {
       history.sample();

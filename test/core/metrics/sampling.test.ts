@@ -1,0 +1,28 @@
+import { describe, expect, test } from 'bun:test';
+import { startServiceSampling } from '../../../src/core/metrics/sampling';
+import { createLogger } from '../../../src/log';
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('service sampling', () => {
+  test('service sampling prunes both histories at start and logs a failed prune', async () => {
+    const lines: string[] = [];
+    const log = createLogger({ format: 'json', colored: false, stdout: { write: (line: string) => void lines.push(line) } });
+    const pruned: string[] = [];
+    const sampling = startServiceSampling(
+      { sample: () => 0, prune: () => (pruned.push('history'), Promise.resolve(0)) },
+      {
+        sample: () => {
+          throw new Error('not sampled in this test');
+        },
+        prune: () => (pruned.push('dashboard'), Promise.reject(new Error('locked'))),
+      },
+      () => 30,
+      log,
+    );
+    sampling.stop();
+    await settle();
+    expect(pruned).toEqual(['history', 'dashboard']);
+    expect(lines.join('')).toContain('metrics pruning failed');
+  });
+});
