@@ -1,11 +1,6 @@
-import { join, resolve } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { ConfigError, loadConfig } from '../config/load';
+import { join } from 'node:path';
+import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
-import { pathsOf } from '../config/paths';
-import { AuditStore } from '../core/audit/store';
-import { recordAuditedEvents } from '../core/audit/recorder';
-import { GroupStore } from '../core/groups/store';
 import { templateStack } from '../core/groups/model';
 import { DedicatedStore } from '../core/dedicated/store';
 import { ServiceRegistry } from '../core/services/registry';
@@ -28,8 +23,6 @@ import { ProxySettings } from '../core/proxy/proxy-settings';
 import { CommandRegistry } from '../core/commands/registry';
 import { registerCoreCommands } from '../core/commands/core';
 import { defaultPortRanges, PortLeases } from '../core/ports';
-import { logIsolation, startIsolation } from '../core/isolation';
-import { MetricsRegistry } from '../core/metrics/registry';
 import { registerCoreSeries } from '../core/metrics/core-series';
 import { ServiceHistory } from '../core/metrics/service-history';
 import { DashboardMetrics } from '../core/metrics/dashboard-metrics';
@@ -39,27 +32,18 @@ import { SelfUpdates } from '../core/update/self-updates';
 import { RUNNING_BINARY } from '../core/update/running-binary';
 import { ServiceCredentials } from '../core/tenancy/service-credentials';
 import { isActiveService } from '../core/tenancy/liveness';
-import { useTenantLog } from '../core/tenancy/fs/report';
-import { EventBus } from '../events/bus';
 import type { Actor } from '../events/catalogue';
-import { Authenticator } from '../core/auth';
-import { resolveMasterToken } from '../http/master-token';
 import { SERVER_BODY_CEILING } from '../http/api-handler';
 import { StateSync } from '../cluster/state-sync/store';
 import { pullState, pushState } from '../cluster/state-sync/client';
 import type { ClusterRuntime } from '../cluster/runtime';
-import type { Kernel, Paths } from '../kernel';
-import { createLogger } from '../log';
+import type { Kernel } from '../kernel';
 import { ModuleRegistry } from '../modules/registry';
-import { BUILTIN_MODULES } from '../modules/builtin';
-import { openCheckedDatabase, type Database } from '../storage/db';
-import { prepareStorage } from '../storage/startup';
-import { migrate } from '../storage/migrate';
-import { CORE_MIGRATIONS } from '../storage/core-migrations';
 import { BackgroundCheckpointer } from '../storage/checkpointer';
 import { startupMark } from '../startup-trace';
 import { VERSION } from '../version';
 import type { ControllerOptions } from './options';
+import { openFoundation } from './foundation';
 
 /** What the kernel's closures ask of the controller, which exists only once the kernel does. */
 export interface ControllerHooks {
@@ -83,90 +67,14 @@ export interface Built {
 }
 
 /**
- * The composition: config → log → storage → bus/audit → auth, metrics, groups → isolation →
- * services, cluster, scaling → the kernel. Nothing here serves or starts a timer but the
- * cluster server (it must be up before its runtime can be named in the kernel); the
- * lifecycle (parts.ts) starts the rest. Throws ConfigError for operator mistakes, having
- * closed the database it opened.
+ * The composition: the foundation (foundation.ts: config → log → database → bus/audit → auth,
+ * metrics, groups → isolation), then services, dedicated, the cluster, scaling → the kernel.
+ * Nothing here serves or starts a timer but the cluster server (it must be up before its
+ * runtime can be named in the kernel); the lifecycle (parts.ts) starts the rest. Throws
+ * ConfigError for operator mistakes, having closed the database it opened.
  */
 export async function buildController(options: ControllerOptions, hooks: ControllerHooks): Promise<Built> {
-  const env = options.env ?? process.env;
-  const dir = resolve(options.dir);
-  const configPath = resolve(dir, options.configPath ?? 'svc.toml');
-  const { config, warnings, created } = loadConfig(configPath, env);
-  const paths = resolvePaths(dir, config);
-  startupMark('config loaded');
-  const log = createLogger({
-    format: env.SVC_LOG_FORMAT === 'json' ? 'json' : 'pretty',
-    colored: config.console.colored && (options.stdoutIsTerminal ?? (Boolean(process.stdout.isTTY) && !options.stdout)),
-    dir: paths.logs,
-    level: env.SVC_LOG_LEVEL,
-    stdout: options.stdout,
-  });
-  if (created) log.info({ file: configPath }, 'first launch: wrote the default configuration');
-  const stale = options.lock?.stale;
-  if (stale) log.warn({ file: options.lock!.file, pid: stale.pid }, `took over the lock of a controller that did not stop cleanly (pid ${stale.pid}, ${stale.reason === 'not running' ? 'no longer running' : 'now another program'})`);
-  for (const warning of warnings) log.warn(warning);
-  startupMark('logger open');
-  // Before anything in data/ is touched: a usable folder, a database not lost since the last run, no temp files of killed writes.
-  prepareStorage({ dir, configPath, paths, dbFile: join(paths.data, `${config.database.name}.db`), log });
-  // Entries of service directories svc leaves alone (links, FIFOs, hard links: tenancy/fs) are named in this log.
-  useTenantLog(log.child({ area: 'tenancy' }));
-
-  // Isolation is resolved once, here; its sandbox probe (a process) runs while the database opens.
-  const isolating = startIsolation({
-    setting: config.services.isolation,
-    uidBase: config.services.isolation_uid_base,
-    dir,
-    configFile: configPath,
-    dataDir: paths.data,
-    ownerOnly: [paths.config, paths.templates, paths.logs, join(paths.services, 'state')],
-    serviceRoots: [
-      { root: paths.services, sub: ['static', 'temp'] },
-      { root: paths.dedicated, sub: [] },
-    ],
-    legacy: [join(paths.services, '.fifos')],
-  });
-  isolating.catch(() => undefined); // awaited below; a failure before that must not go unhandled
-
-  const master = resolveMasterToken(config.api.token, Boolean(env.SVC_API_TOKEN), paths.data);
-  config.api.token = master.token;
-  if (master.source === 'generated') log.info({ file: master.file }, `master token ${master.token.slice(0, 8)}… (generated; full token in the file)`);
-
-  let db: Database | undefined;
-  const dbPath = join(paths.data, `${config.database.name}.db`);
-  try {
-    db = openCheckedDatabase(dbPath);
-    migrate(db, 'core', CORE_MIGRATIONS);
-    startupMark('database open, core migrated');
-  } catch (error) {
-    db?.close();
-    throw error;
-  }
-  const bus = new EventBus(log.child({ area: 'events' }), db);
-  const audit = new AuditStore(db);
-  if (config.audit.enabled) recordAuditedEvents(bus, audit, log.child({ area: 'audit' }));
-  startupMark('bus, audit');
-  const auth = new Authenticator({ masterToken: master.token, clusterToken: config.cluster.token, jwtEnabled: config.api.jwt_enabled });
-  const metrics = new MetricsRegistry();
-  const modules = new ModuleRegistry(options.modules ?? BUILTIN_MODULES);
-  // Dashboard session tokens authenticate while the auth module is loaded.
-  auth.useSessions(() => modules.lookup('sessions'));
-  const groups = new GroupStore(join(paths.config, 'groups'));
-  const groupReport = groups.load();
-  for (const broken of groupReport.broken) log.error(`group file skipped: ${broken.message}`);
-  for (const warning of groupReport.warnings) log.warn(warning);
-  startupMark('auth, metrics, groups loaded');
-
-  let isolated: Awaited<typeof isolating>;
-  try {
-    isolated = await isolating;
-  } catch (error) {
-    db.close();
-    throw error; // an explicit [services] isolation this host cannot meet: a configuration error
-  }
-  logIsolation(log, isolated.isolation, isolated.tightened);
-  startupMark('isolation resolved');
+  const { dir, configPath, config, paths, log, master, db, dbPath, bus, audit, auth, metrics, modules, groups, isolated } = await openFoundation(options);
 
   const services = new ServiceRegistry();
   // Start, ready and stop of every service in the journal and svc.log, with or without a terminal.
@@ -340,10 +248,4 @@ export async function buildController(options: ControllerOptions, hooks: Control
 /** Proxies expect the PROXY header exactly when a load balancer in front sends it; without one their template decides. */
 export function haproxyProtocol(config: Config): boolean | undefined {
   return config.loadbalancer.enabled ? config.loadbalancer.proxy_protocol : undefined;
-}
-
-function resolvePaths(dir: string, config: Config): Paths {
-  const paths = pathsOf(dir, config);
-  for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
-  return paths;
 }
