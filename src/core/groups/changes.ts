@@ -20,7 +20,9 @@ export interface GroupChangesDeps {
  * import: the file is written (atomically, GroupStore) and memory updated, then GROUP_CREATED,
  * GROUP_UPDATED or GROUP_DELETED is published with the actor, only once the change is
  * durable. Checks that depend on who asks (admin-only host fields) stay with the caller.
- * A reload (reload.ts) announces what it found changed on disk instead: it writes nothing.
+ * Two announce on their own, for a reason: a reload (reload.ts) announces what it found changed
+ * on disk (it writes nothing), and a proxy update (core/proxy/updates) writes a group's version
+ * inside its jar swap and announces GROUP_UPDATED only once the swap is committed.
  */
 export class GroupChanges {
   constructor(private readonly deps: GroupChangesDeps) {}
