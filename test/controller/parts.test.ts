@@ -1,7 +1,7 @@
 /**
- * The controller's stop order, as its declared list gives it (src/controller/parts.ts): the
- * contract the end-to-end suites hold (restart in place, self-update, faults). Recording stubs
- * stand for the kernel; only the stops run, so nothing here starts.
+ * The controller's start and stop order, as its declared list gives it
+ * (src/controller/parts.ts): the contract the end-to-end suites hold (restart in place,
+ * self-update, faults). Recording stubs stand for the kernel, so nothing real starts.
  */
 import { describe, expect, test } from 'bun:test';
 import { Lifecycle } from '../../src/core/lifecycle/parts';
@@ -23,14 +23,42 @@ function recordingDeps(calls: string[]): PartsDeps {
     loadBalancer: { stop: call('loadBalancer.stop') },
     scaling: { stop: call('scaling.stop') },
     warmPool: { stop: call('warmPool.stop') },
-    updates: { stop: call('updates.stop') },
+    updates: { stop: call('updates.stop'), announceApplied: call('updates.announceApplied') },
+    // What the starts use.
+    audit: { prune: () => (calls.push('audit.prune'), Promise.resolve(0)) },
+    history: { sample: call('history.sample'), prune: () => (calls.push('history.prune'), Promise.resolve(0)) },
+    dashboardMetrics: { sample: call('dashboardMetrics.sample'), prune: () => (calls.push('dashboardMetrics.prune'), Promise.resolve(0)) },
+    bus: { subscribe: () => (calls.push('bus.subscribe (proxy sync)'), () => undefined) },
+    services: { all: () => [] },
+    groups: {},
+    paths: { data: '/nowhere' },
+    isolation: { uid: null, bwrap: false },
+    version: 'test',
+    dir: '/nowhere',
   };
+  Object.assign(kernel.config, { proxy: { update_check: false }, software: { download_timeout: 1 } });
+  Object.assign(kernel.log, { child: () => kernel.log });
+  Object.assign(kernel.manager, {
+    recover: () => (calls.push('manager.recover'), Promise.resolve()),
+    bootGroups: () => (calls.push('manager.bootGroups'), Promise.resolve()),
+  });
+  Object.assign(kernel.modpacks, { start: call('modpacks.start') });
   return {
     kernel,
-    modules: { stop: () => (calls.push('modules.stop'), Promise.resolve()) },
-    api: { close: (reason: string, keep: boolean) => (calls.push(`api.close(${reason}, keep runtime file: ${keep})`), Promise.resolve()) },
+    modules: {
+      start: () => (calls.push('modules.start'), Promise.resolve()),
+      ready: () => (calls.push('modules.ready'), Promise.resolve()),
+      stop: () => (calls.push('modules.stop'), Promise.resolve()),
+      list: () => [],
+    },
+    api: {
+      listen: call('api.listen'),
+      listening: true,
+      url: 'http://127.0.0.1:1',
+      close: (reason: string, keep: boolean) => (calls.push(`api.close(${reason}, keep runtime file: ${keep})`), Promise.resolve()),
+    },
     checkpoints: { stop: call('checkpoints.stop') },
-    software: {},
+    software: { upstreams: {} },
     restartedInPlace: undefined,
     stopped: () => true,
   } as unknown as PartsDeps;
@@ -42,6 +70,31 @@ async function stopOrder(how: StopHow): Promise<string[]> {
   await lifecycle.stop(how);
   return calls;
 }
+
+describe("the controller's start order", () => {
+  test('modules, the timers, modpacks, proxy sync, services re-attached, proxy updates, modules ready, the API, the banner, the boot', async () => {
+    const calls: string[] = [];
+    const deps = recordingDeps(calls);
+    (deps.kernel.config.loadbalancer as { enabled: boolean }).enabled = false;
+    await new Lifecycle(controllerParts(deps), () => undefined).start({ reason: 'start failed', keepServices: false });
+    expect(calls.filter((c) => !c.startsWith('log'))).toEqual([
+      'modules.start',
+      'audit.prune',
+      'history.prune',
+      'dashboardMetrics.prune',
+      'modpacks.start',
+      'bus.subscribe (proxy sync)',
+      'manager.recover',
+      'modules.ready',
+      'api.listen',
+      'updates.announceApplied',
+      'manager.bootGroups',
+    ]);
+    expect(calls.some((c) => c.startsWith('log: svc test started'))).toBe(true);
+    // The proxy-update checker is made and kept on the kernel (its first check is a minute off).
+    expect(deps.kernel.proxyUpdates?.constructor.name).toBe('ProxyUpdates');
+  });
+});
 
 describe("the controller's stop order", () => {
   test('a stop: nothing can start a service, the balancer closes, services stop while the API answers, then the API, the modules, the database', async () => {
