@@ -1,7 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dedicated } from '../dedicated/model';
+import type { Dedicated, DedicatedBody, DedicatedPatch } from '../dedicated/model';
 import type { DedicatedStore } from '../dedicated/store';
 import type { GroupStore } from '../groups/store';
 import { RefusedEntry, split, TenantTree } from '../tenancy/fs';
@@ -22,7 +22,14 @@ export interface DedicatedTarget {
 export interface DedicatedInstallDeps {
   dedicated: DedicatedStore;
   groups: GroupStore;
+  /** Writes the config and announces it (DedicatedChanges.create, with the importer as actor). */
+  create(body: DedicatedBody): Dedicated;
+  /** Writes a changed config (DedicatedChanges.update). */
+  update(name: string, patch: DedicatedPatch): Dedicated;
 }
+
+/** What the checks before an import read: the stores only. */
+export type DedicatedTargetDeps = Pick<DedicatedInstallDeps, 'dedicated' | 'groups'>;
 
 /**
  * Whether an import may create this dedicated service: the name free (dedicated services and
@@ -30,7 +37,7 @@ export interface DedicatedInstallDeps {
  * that name yet (an import never writes into a world it did not make). The store checks the
  * rest again when the config is written.
  */
-export function checkDedicatedTarget(target: DedicatedTarget, deps: DedicatedInstallDeps): void {
+export function checkDedicatedTarget(target: DedicatedTarget, deps: DedicatedTargetDeps): void {
   const lower = target.name.toLowerCase();
   const existing = deps.dedicated.list().find((d) => d.name.toLowerCase() === lower);
   if (existing) throw new ApiError('DEDICATED_ALREADY_EXISTS', `dedicated service "${existing.name}" already exists; import into it with POST /api/dedicated/${existing.name}/modpack/import or /modpack/upload`);
@@ -44,15 +51,16 @@ export function checkDedicatedTarget(target: DedicatedTarget, deps: DedicatedIns
 
 /**
  * Moves the assembled `stage` (on the dedicated root's file system) to the service's
- * directory, then writes its config (which provisions eula and the port). On failure neither
- * is left.
+ * directory, then writes and announces its config (which provisions eula and the port). On a
+ * failure to write, neither is left; once written, the service stays whatever follows.
  */
 export async function installNewDedicated(stage: string, target: DedicatedTarget, runtime: Runtime, deps: DedicatedInstallDeps): Promise<Dedicated> {
   checkDedicatedTarget(target, deps);
   const dir = deps.dedicated.directoryOf(target.name);
   await rename(stage, dir);
+  const before = deps.dedicated.get(target.name);
   try {
-    return deps.dedicated.create({
+    return deps.create({
       name: target.name,
       port: target.port,
       software: runtime.software,
@@ -61,7 +69,9 @@ export async function installNewDedicated(stage: string, target: DedicatedTarget
       ...(target.proxyEnabled === undefined ? {} : { proxyEnabled: target.proxyEnabled }),
     });
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    // A config this call wrote keeps its directory (only announcing it failed, e.g. its audit row).
+    const written = deps.dedicated.get(target.name);
+    if (!written || written === before) await rm(dir, { recursive: true, force: true });
     throw error;
   }
 }
@@ -110,7 +120,7 @@ export async function installIntoDedicated(stage: string, name: string, runtime:
     tree.close();
   }
   const changed = config.software !== runtime.software || config.version !== runtime.version;
-  const updated = changed ? deps.dedicated.update(name, { software: runtime.software, version: runtime.version }) : config;
+  const updated = changed ? deps.update(name, { software: runtime.software, version: runtime.version }) : config;
   return { config: updated, moved, skipped, configUpdated: changed };
 }
 

@@ -16,9 +16,10 @@ import { assemble } from './assemble';
 import { ChunkedUploads, type ClaimedUpload, type UploadTarget, type UploadView } from './chunked-uploads';
 import { CurseForgeSource } from './curseforge-source';
 import { download } from './download';
-import { checkDedicatedTarget, installIntoDedicated, installNewDedicated } from './install-dedicated';
+import { checkDedicatedTarget, installIntoDedicated, installNewDedicated, type DedicatedInstallDeps } from './install-dedicated';
 import { checkGroupTarget, installGroup } from './install-group';
 import { GroupChanges } from '../groups/changes';
+import { DedicatedChanges } from '../dedicated/changes';
 import { ImportJobs, type JobView } from './jobs';
 import {
   ANSWER_WITHIN_MS,
@@ -318,15 +319,17 @@ export class Modpacks {
         log.info({ area: 'modpacks', group: group.name, job: jobId, ...took() }, `group ${group.name} created from modpack ${packName}: ${counts}`);
         return { ...base, message: `group ${group.name} created from ${packName} (${runtime.software} ${runtime.version}): ${counts}`, group };
       }
+      // A dedicated config is written, and a new one announced, through DedicatedChanges.
+      const changes = new DedicatedChanges({ dedicated, bus });
+      const installDeps: DedicatedInstallDeps = { groups, dedicated, create: (body) => changes.create(body, actor), update: (name, patch) => changes.update(name, patch) };
       if (target.kind === 'dedicated') {
-        const created = await installNewDedicated(stage, target.dedicated, runtime, { groups, dedicated });
-        bus.publish('DEDICATED_CREATED', { name: created.name }, actor);
+        const created = await installNewDedicated(stage, target.dedicated, runtime, installDeps);
         log.info({ area: 'modpacks', dedicated: created.name, job: jobId, ...took() }, `dedicated service ${created.name} created from modpack ${packName}: ${counts}`);
         const directory = dedicated.directoryOf(created.name);
         return { ...base, message: `dedicated service ${created.name} created in ${directory} from ${packName}: ${counts}`, dedicated: { ...created, directory, configUpdated: false } };
       }
       this.refuseRunning(target.name);
-      const done = await installIntoDedicated(stage, target.name, runtime, target.replaceMods, { groups, dedicated });
+      const done = await installIntoDedicated(stage, target.name, runtime, target.replaceMods, installDeps);
       const directory = dedicated.directoryOf(target.name);
       log.info({ area: 'modpacks', dedicated: target.name, job: jobId, ...took() }, `modpack ${packName} laid into ${directory}: ${counts}`);
       return {

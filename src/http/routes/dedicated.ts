@@ -1,12 +1,12 @@
 import { t } from '../t';
 import type { Kernel } from '../../kernel';
+import { dedicatedChanges } from '../../core/dedicated/changes';
 import { dedicatedBodyValues, dedicatedDefaults, DedicatedBodySchema, DedicatedPatchSchema, DedicatedSchema, DedicatedViewSchema, type Dedicated, type DedicatedView } from '../../core/dedicated/model';
 import { changedHostFields, requireAdminForHostFields } from '../../core/tenancy/host-fields';
 import { holdsAdmin } from '../../core/auth';
 import { ACTIVE_STATES } from '../../core/services/lifecycle';
 import type { ServiceRecord } from '../../core/services/registry';
 import { formatUptime, runningSeconds } from '../../core/services/uptime';
-import { ApiError } from '../../errors';
 import { defineRoute, type AnyRoute } from '../route';
 import { ErrorBodySchema, OkSchema } from '../schemas';
 
@@ -19,7 +19,9 @@ const Err = ErrorBodySchema;
  * Config changes apply at the next start; deleting a config never deletes its directory.
  */
 export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
-  const { dedicated, services, manager, bus } = kernel;
+  const { dedicated, services, manager } = kernel;
+  /** Every create, update and delete goes through it: the file written, then the event published. */
+  const changes = dedicatedChanges(kernel);
 
   /** The registry record of a dedicated service, when it has one (running, crashed, stopping). */
   const recordOf = (name: string): ServiceRecord | undefined => {
@@ -84,8 +86,7 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       response: { 201: WithService, 400: Err, 409: Err },
       handler: ({ body, set, actor, principal }) => {
         requireAdminForHostFields(holdsAdmin(principal), changedHostFields(dedicatedDefaults(), dedicatedBodyValues(body)), `dedicated service ${body.name}`);
-        const config = dedicated.create(body);
-        bus.publish('DEDICATED_CREATED', { name: config.name }, actor);
+        const config = changes.create(body, actor);
         set.status = 201;
         return answer(`dedicated service ${config.name} created in ${dedicated.directoryOf(config.name)}`, config);
       },
@@ -102,7 +103,7 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       response: { 200: WithService, 400: Err, 404: Err, 409: Err },
       handler: ({ params, body, principal }) => {
         requireAdminForHostFields(holdsAdmin(principal), changedHostFields(dedicated.require(params.name), dedicatedBodyValues(body)), `dedicated service ${params.name}`);
-        const config = dedicated.update(params.name, body);
+        const config = changes.update(params.name, body);
         const running = recordOf(config.name);
         const message = isActive(running)
           ? `dedicated service ${config.name} updated; it is ${running.state}: the change applies at its next start (restart it to apply now)`
@@ -120,13 +121,8 @@ export function dedicatedRoutes(kernel: Kernel): AnyRoute[] {
       params: NameParams,
       response: { 200: OkSchema, 400: Err, 404: Err, 409: Err },
       handler: async ({ params, actor }) => {
-        const { name } = dedicated.require(params.name);
-        const record = recordOf(name);
-        if (isActive(record)) throw new ApiError('DEDICATED_ALREADY_RUNNING', `dedicated service ${name} is ${record.state}: stop it first`);
-        dedicated.delete(name);
-        // A crashed record would otherwise outlive its config.
-        if (record) await manager.stop(name, actor).catch(() => undefined);
-        bus.publish('DEDICATED_DELETED', { name }, actor);
+        const { name } = params;
+        await changes.delete(name, actor);
         return { success: true as const, message: `dedicated service ${name} deleted; its directory ${dedicated.directoryOf(name)} was kept (a config delete never deletes a world)` };
       },
     }),
