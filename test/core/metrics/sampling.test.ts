@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { startServiceSampling } from '../../../src/core/metrics/sampling';
 import { createLogger } from '../../../src/log';
+import { waitFor } from '../../support/controller';
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('service sampling', () => {
   test('service sampling prunes both histories at start and logs a failed prune', async () => {
@@ -21,7 +21,7 @@ describe('service sampling', () => {
       log,
     );
     sampling.stop();
-    await settle();
+    await waitFor(() => pruned.length === 2 && lines.join('').includes('metrics pruning failed'), { what: 'both prunes and the failure line' });
     expect(pruned).toEqual(['history', 'dashboard']);
     expect(lines.join('')).toContain('metrics pruning failed');
   });
