@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readProcStat } from './proc-stat';
 import { errnoCode } from './errno';
 import { isOurWrapper, pidAlive } from './pid-probe';
 
@@ -32,7 +33,7 @@ export function groupMembers(pgid: number): number[] {
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid <= 0) continue;
-    const stat = readGroupStat(pid);
+    const stat = readProcStat(pid);
     if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push(pid);
   }
   return members;
@@ -117,19 +118,6 @@ let ownPgrp: number | undefined;
 
 /** The controller's own process group (read once). */
 function ownGroup(): number | undefined {
-  if (ownPgrp === undefined && process.platform === 'linux') ownPgrp = readGroupStat(process.pid)?.pgrp;
+  if (ownPgrp === undefined && process.platform === 'linux') ownPgrp = readProcStat(process.pid)?.pgrp;
   return ownPgrp;
-}
-
-/** "pid (comm) S ppid pgrp session ...": comm may hold spaces and parens, so fields are counted from the last ')'. */
-function readGroupStat(pid: number): { state: string; pgrp: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const pgrp = Number(fields[2]);
-  return fields[0] && Number.isInteger(pgrp) ? { state: fields[0], pgrp } : undefined;
 }

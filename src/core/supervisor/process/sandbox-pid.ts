@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcStat } from './proc-stat';
 import { watchUntil } from './watch-until';
 
 /** Behind the directory watch; the init forks the server within a millisecond or two. */
@@ -58,7 +59,7 @@ function readChildPid(path: string): number | undefined {
 
 /** The parent pid of a live (non-zombie) process, from /proc/<pid>/stat; undefined when it is gone. */
 export function parentOf(pid: number): number | undefined {
-  const stat = readStat(pid);
+  const stat = readProcStat(pid);
   return stat && stat.state !== 'Z' ? stat.ppid : undefined;
 }
 
@@ -73,21 +74,8 @@ export function childOf(pid: number): number | undefined {
   for (const entry of entries) {
     const candidate = Number(entry);
     if (!Number.isInteger(candidate) || candidate <= 0) continue;
-    const stat = readStat(candidate);
+    const stat = readProcStat(candidate);
     if (stat && stat.ppid === pid && stat.state !== 'Z') return candidate;
   }
   return undefined;
-}
-
-/** "pid (comm) S ppid ...": comm may hold spaces and parens, so fields are counted from the last ')'. */
-function readStat(pid: number): { state: string; ppid: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const ppid = Number(fields[1]);
-  return fields[0] && Number.isInteger(ppid) ? { state: fields[0], ppid } : undefined;
 }
