@@ -79,7 +79,8 @@ describe('SDK reports', () => {
     const lobby = c.controller.kernel.services.get('Lobby-1')!;
     lobby.playersReportedMono = null;
     expect(manager.findStale(performance.now() + 10 * STALE_MS)).toEqual([]);
-    lobby.playersReportedMono = performance.now();
+    // A whole number of ms: (t + 400) - t is exactly 400 only when t is (a fractional t may come out 399.99…).
+    lobby.playersReportedMono = Math.floor(performance.now());
     expect(manager.findStale(lobby.playersReportedMono + STALE_MS / 2)).toEqual([]);
     expect(manager.findStale(lobby.playersReportedMono + STALE_MS)).toEqual(['Lobby-1']);
     lobby.playersReportedMono = null; // keep it alive for the shutdown test

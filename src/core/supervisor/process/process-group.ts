@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { readProcStat } from './proc-stat';
 import { errnoCode } from './errno';
-import { isOurWrapper, pidAlive } from './pid-probe';
+import { commandLine, pidAlive } from './pid-probe';
 
 /**
  * A service's process group: the wrapper runs in its own session (Bun.spawn `detached`), so it
@@ -53,13 +53,26 @@ function groupEmpty(pgid: number): boolean {
   return groupMembers(pgid).length === 0;
 }
 
-/** True when `pgid` may be signalled as the service's group (see the class comment). */
-function groupIsOurs(target: GroupTarget): boolean {
+/**
+ * Whether `pgid` may be signalled as the service's group (see the class comment): `ours`, `other`
+ * (the pid went to another program), or `exiting`: the wrapper is past its `kill -KILL 0` and
+ * its memory is gone (Linux shows an empty command line) but it is not a zombie yet. That lasts
+ * a moment; taking it for "not ours" would skip the wait for the group it has just killed.
+ */
+type GroupStanding = 'ours' | 'other' | 'exiting';
+
+function standingOf(target: GroupTarget): GroupStanding {
   const { wrapperPid } = target;
-  if (!Number.isInteger(wrapperPid) || wrapperPid <= 1 || wrapperPid === process.pid) return false;
-  if (ownGroup() === wrapperPid) return false; // never the controller's own group
-  if (pidAlive(wrapperPid)) return isOurWrapper(wrapperPid, target.marker);
-  return true;
+  if (!Number.isInteger(wrapperPid) || wrapperPid <= 1 || wrapperPid === process.pid) return 'other';
+  if (ownGroup() === wrapperPid) return 'other'; // never the controller's own group
+  if (!pidAlive(wrapperPid)) return 'ours';
+  const line = commandLine(wrapperPid);
+  if (line === undefined) return pidAlive(wrapperPid) ? 'exiting' : 'ours';
+  return line.includes(target.marker) ? 'ours' : 'other';
+}
+
+function groupIsOurs(target: GroupTarget): boolean {
+  return standingOf(target) === 'ours';
 }
 
 /**
@@ -104,9 +117,15 @@ export function sweepGroup(target: GroupTarget): boolean {
  * up the end forever). False when something was still there at the deadline.
  */
 export async function endGroup(target: GroupTarget, timeoutMs = 2_000): Promise<boolean> {
-  if (!groupIsOurs(target)) return true;
-  sweepGroup(target);
   const deadline = performance.now() + timeoutMs;
+  let standing = standingOf(target);
+  for (let wait = 1; standing === 'exiting'; wait = Math.min(wait * 2, 50)) {
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(wait);
+    standing = standingOf(target);
+  }
+  if (standing === 'other') return true;
+  sweepGroup(target);
   for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
     if (groupEmpty(target.wrapperPid)) return true;
     if (performance.now() > deadline) return false;
