@@ -2,25 +2,9 @@ import type { Config } from '../../config/schema';
 import type { Group } from '../groups/model';
 import { SURVIVES_CONTROLLER } from '../supervisor/process';
 import { javaMajorFor, selectJava, type JavaMajor } from '../software/java';
+import { probeJava, type JavaProbe } from './java-probe';
 import { fail, info, ok, warn, type Finding } from './model';
 
-/** `<java> -version` → its major (8 for "1.8.0_…"), or why it could not be asked. */
-export type JavaProbe = (binary: string) => { major: number; version: string } | { error: string };
-
-export const probeJava: JavaProbe = (binary) => {
-  let run;
-  try {
-    run = Bun.spawnSync([binary, '-version'], { stdout: 'pipe', stderr: 'pipe', timeout: 5000 });
-  } catch (error) {
-    return { error: (error as Error).message };
-  }
-  const text = run.stderr.toString() + run.stdout.toString();
-  if (!run.success) return { error: text.trim().split('\n')[0] || `exit code ${run.exitCode}` };
-  const match = /version "(\d+)(?:\.(\d+))?[^"]*"/.exec(text);
-  if (!match) return { error: `no version in its output: ${text.trim().split('\n')[0]}` };
-  const first = Number(match[1]);
-  return { major: first === 1 ? Number(match[2]) : first, version: match[0].slice(9, -1) };
-};
 
 /**
  * Java: for every group that runs a Java server (no startCommand of its own), the binary it

@@ -1,6 +1,7 @@
 import type { Kernel } from '../../kernel';
 import { configurationFindings } from './configuration';
-import { environmentFindings, probeJava, type JavaProbe } from './environment';
+import { environmentFindings } from './environment';
+import { probeJava, type JavaProbe } from './java-probe';
 import { brokenFileFindings, quarantineFindings } from './groups';
 import { isolationFindings } from './isolation';
 import type { DoctorSection } from './model';

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { defaultConfig } from '../../../src/config/schema';
 import { configurationFindings } from '../../../src/core/doctor/configuration';
-import { environmentFindings, type JavaProbe } from '../../../src/core/doctor/environment';
+import { environmentFindings } from '../../../src/core/doctor/environment';
+import type { JavaProbe } from '../../../src/core/doctor/java-probe';
 import { fail, ok, runDoctor, warn } from '../../../src/core/doctor/model';
 import { clusterFindings, serviceFindings } from '../../../src/core/doctor/runtime-checks';
 import { storageFindings } from '../../../src/core/doctor/storage';
