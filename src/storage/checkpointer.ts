@@ -44,10 +44,12 @@ export class BackgroundCheckpointer {
     private readonly path: string,
     private readonly log: Logger,
     private readonly startWorkerAboveBytes = START_WORKER_ABOVE_BYTES,
+    /** Between looks at the WAL (tests look more often). */
+    intervalMs = INTERVAL_MS,
   ) {
     db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     db.run('PRAGMA wal_autocheckpoint = 0');
-    this.timer = setInterval(() => this.tick(), INTERVAL_MS);
+    this.timer = setInterval(() => this.tick(), intervalMs);
     this.timer.unref();
   }
 

@@ -24,12 +24,14 @@ function database(): { db: Database; path: string } {
 
 const autoCheckpoint = (db: Database) => db.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()!.wal_autocheckpoint;
 const walBytes = (path: string) => statSync(`${path}-wal`).size;
+/** A look at the WAL every 100 ms instead of every second: the same steps, sooner. */
+const TICK_MS = 100;
 const rows = (db: Database) => db.query<{ n: number }, []>('SELECT count(*) AS n FROM t').get()!.n;
 
 describe('BackgroundCheckpointer', () => {
   test('takes checkpoints off the main connection and copies the WAL back from its worker', async () => {
     const { db, path } = database();
-    const checkpointer = new BackgroundCheckpointer(db, path, log);
+    const checkpointer = new BackgroundCheckpointer(db, path, log, undefined, TICK_MS);
     cleanup.push(() => checkpointer.stop());
     expect(autoCheckpoint(db)).toBe(0);
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
@@ -46,7 +48,7 @@ describe('BackgroundCheckpointer', () => {
 
   test('starts no worker while the WAL stays small, and one once it has grown', async () => {
     const { db, path } = database();
-    const checkpointer = new BackgroundCheckpointer(db, path, log, 64 * 1024);
+    const checkpointer = new BackgroundCheckpointer(db, path, log, 64 * 1024, TICK_MS);
     cleanup.push(() => checkpointer.stop());
     expect(autoCheckpoint(db)).toBe(0);
     db.run("INSERT INTO t (v) VALUES ('small')");
