@@ -191,7 +191,7 @@ describe('backing up a running flying-squid server', () => {
 
   test('save-on is sent when the archive fails (the backup folder vanishes while it is written); the record is FAILED', async () => {
     // A slow archive (incompressible data at level 19 on one thread) leaves time to take the folder away.
-    writeFileSync(join(workDir, 'world/region/r.1.0.mca'), randomBytes(24 * 1024 * 1024));
+    writeFileSync(join(workDir, 'world/region/r.1.0.mca'), randomBytes(6 * 1024 * 1024));
     await putConfig({ compressionLevel: 19, compressionWorkers: 1 });
     const linesBefore = consoleInput().length;
     const res = await c.api('/api/backups/trigger', { method: 'POST', json: { targets: ['services'], scheduleClass: 'manual' } });
