@@ -21,6 +21,11 @@ export class RateLimiter {
     this.refillPerMs = max / windowMs;
   }
 
+  /** False for a limit of 0 (no limit): every take succeeds, so a caller need not work out its key. */
+  get enabled(): boolean {
+    return this.max > 0;
+  }
+
   /** Takes one token; when none is left, says how many seconds until one is. */
   take(key: string): { ok: true } | { ok: false; retryAfterSeconds: number } {
     if (this.max <= 0) return { ok: true };

@@ -96,7 +96,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   let server: Server<unknown> | undefined;
 
   const addressOf = (request: Request): string | undefined => (handedOver.has(request) ? handedOver.get(request) : server?.requestIP(request)?.address);
-  const admit = (endpoint: Endpoint, request: Request, params?: Record<string, string>) => guard.admit(endpoint, request, addressOf(request), params);
+  const admit = (endpoint: Endpoint, request: Request, params?: Record<string, string>) => guard.admit(endpoint, request, () => addressOf(request), params);
 
   const app = new Elysia({ strictPath: true, encodeSchema: false })
     .use(corsPlugin(config.api.allowed_origins))
@@ -127,11 +127,12 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   function mountRoute(target: typeof app, route: AnyRoute): void {
     const endpoint: Endpoint = { kind: 'route', route };
     const bodyLimit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const handler = async (c: Context) => {
+    // Not async: a synchronous route answers without a promise of its own (see acknowledgedWrites).
+    const handler = (c: Context) => {
       const facts = guard.factsOf(c.request);
       // Fail closed: no handler runs for a request its route's guard did not admit.
       if (facts?.route !== route) throw new ApiError('FORBIDDEN', 'this request was not admitted by its route');
-      guard.takeRouteBudget(route, facts.ip);
+      guard.takeRouteBudget(route, facts);
       // Everything the caller sends has arrived: from here the answer takes as long as the work
       // (see REQUEST_IDLE_SECONDS); the fetch handler restores the idle timeout once it is ready.
       if (!handedOver.has(c.request)) server?.timeout(c.request, 0);
@@ -139,7 +140,19 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
       const body = c.body === NO_BODY ? undefined : c.body;
       // Acknowledged only when all it wrote was written, the records of its events included.
       return acknowledgedWrites(() =>
-        route.handler({ params: c.params ?? NO_PARAMS, query: c.query, body, principal, actor: principal?.actor ?? 'system', ip: facts.ip, set: c.set, request: c.request, bearer: c.bearer }),
+        route.handler({
+          params: c.params ?? NO_PARAMS,
+          query: c.query,
+          body,
+          principal,
+          actor: principal?.actor ?? 'system',
+          get ip() {
+            return facts.ip; // asked of Bun only by a handler that reads it
+          },
+          set: c.set,
+          request: c.request,
+          bearer: c.bearer,
+        }),
       );
     };
     const hooks: Record<string, unknown> = {};
@@ -167,15 +180,26 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
   }
 
   const fetch = app.fetch;
-  const answer = async (request: Request): Promise<Response | undefined> => {
-    const arrivedAt = performance.now();
-    const response = await fetch(request);
+  /** Counts an answer (or passes on an upgrade); kept apart so a synchronous answer needs no promise. */
+  const answered = (request: Request, response: Response, arrivedAt: number): Response | undefined => {
     const facts = guard.factsOf(request);
     // An upgrade to a WebSocket is a connection, not a request: Bun has taken the socket over.
     if (facts?.socket && response.status < 300 && request.headers.get('upgrade') === 'websocket') return undefined;
     if (request.method === 'OPTIONS') return response;
     // By route template; a WebSocket endpoint's refusals, like paths no route answers, are `unmatched`.
     durations.observe(facts?.route?.path ?? UNMATCHED_ROUTE, response.status, (performance.now() - arrivedAt) / 1000);
+    return response;
+  };
+  const answer = (request: Request): Response | undefined | Promise<Response | undefined> => {
+    const arrivedAt = performance.now();
+    const response = fetch(request);
+    return response instanceof Promise ? response.then((done) => answered(request, done, arrivedAt)) : answered(request, response, arrivedAt);
+  };
+  /** The keep-alive connection idles under the normal limit again once its answer is ready. */
+  const sent = (request: Request, response: Response | undefined, bunServer: Server<unknown>): Response | undefined => {
+    if (response === undefined) return undefined;
+    bunServer.timeout(request, REQUEST_IDLE_SECONDS);
+    startupFirstResponse();
     return response;
   };
 
@@ -189,14 +213,11 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
     development: false,
     idleTimeout: REQUEST_IDLE_SECONDS,
     websocket: hub.handler(SOCKET_LIMITS),
-    async fetch(request, bunServer) {
+    fetch(request, bunServer) {
       // HEAD is the GET route's answer without its body (Bun leaves the body out).
       const asked = request.method === 'HEAD' ? headAsGet(request, bunServer, handedOver) : request;
-      const response = await answer(asked);
-      if (response === undefined) return undefined;
-      bunServer.timeout(request, REQUEST_IDLE_SECONDS); // the keep-alive connection idles under the normal limit again
-      startupFirstResponse();
-      return response;
+      const response = answer(asked);
+      return response instanceof Promise ? response.then((done) => sent(request, done, bunServer)) : sent(request, response, bunServer);
     },
   });
   // Elysia's WebSocket routes upgrade on the app's server.

@@ -14,16 +14,32 @@ const scopes = new AsyncLocalStorage<Scope>();
  * reportLostWrite, and the request then answers with that failure (a full disk: 507) instead of
  * its success. The work's own error, if it throws, wins.
  */
-export async function acknowledgedWrites<T>(work: () => T | Promise<T>): Promise<T> {
+export function acknowledgedWrites<T>(work: () => T | Promise<T>): T | Promise<T> {
   const scope: Scope = { open: true, lost: undefined };
+  let value: T | Promise<T>;
   try {
-    const value = await scopes.run(scope, work);
-    if (scope.lost !== undefined) throw scope.lost;
-    return value;
-  } finally {
-    // Work the request started and left running (a start that finishes later) has nobody to answer.
+    value = scopes.run(scope, work);
+  } catch (error) {
     scope.open = false;
+    throw error;
   }
+  // A synchronous handler has done all its writing (event listeners run synchronously too):
+  // answered here, without a promise per request.
+  if (!(value instanceof Promise)) return settle(scope, value);
+  return value.then(
+    (done) => settle(scope, done),
+    (error: unknown) => {
+      scope.open = false;
+      throw error;
+    },
+  );
+}
+
+/** Closes the scope (work the request left running has nobody to answer) and answers: the value, or the write it lost. */
+function settle<T>(scope: Scope, value: T): T {
+  scope.open = false;
+  if (scope.lost !== undefined) throw scope.lost;
+  return value;
 }
 
 /** Tells the request this code runs for (if any, and still unanswered) that a write it caused was lost; true when there was one. */
