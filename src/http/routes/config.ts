@@ -6,6 +6,7 @@ import type { TomlUpdate } from '../../config/patch';
 import { SECRET_KEYS, type Config } from '../../config/schema';
 import { FileWriteError } from '../../config/write';
 import { defineRoute, type AnyRoute } from '../route';
+import { cachedJson } from '../cached-json';
 
 const ConfigView = t.Object({
   networkName: t.String(),
@@ -72,6 +73,8 @@ function withoutSecrets(config: Config): Record<string, Record<string, unknown>>
 const printable = (text: string): boolean => text.isWellFormed() && !/[\u0000-\u001f\u007f]/.test(text);
 
 export function configRoutes(kernel: Kernel): AnyRoute[] {
+  // The view changes only with the configuration: checked and serialised once per view.
+  const answerView = cachedJson(ConfigView);
   return [
     defineRoute({
       method: 'GET',
@@ -82,7 +85,7 @@ export function configRoutes(kernel: Kernel): AnyRoute[] {
       tag: 'config',
       summary: 'The running configuration without secrets',
       response: { 200: ConfigView },
-      handler: () => configView(kernel),
+      handler: () => answerView(configView(kernel)),
     }),
     defineRoute({
       method: 'PATCH',
