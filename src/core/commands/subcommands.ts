@@ -3,16 +3,26 @@ import { UsageError, type CommandContext, type Subcommand } from './command';
 /** One subcommand's work: the arguments after its name. */
 export type SubcommandHandler = (ctx: CommandContext, args: string[]) => void | Promise<void>;
 
+/** How {@link dispatchSubcommands} treats a command line without a subcommand. */
+export interface DispatchOptions {
+  /** The subcommand run (its handler given no arguments) when none is named; without it, none is a usage error. */
+  whenNone?: string;
+}
+
 /**
  * The run() of a command made of subcommands: the first argument names one, in any case, and
- * the rest go to its handler. No argument, or a name without a handler, is a usage error with
- * the command's usage (naming the unknown subcommand). Only the handlers' own keys count, so
- * `constructor` or `__proto__` is an unknown subcommand like any other.
+ * the rest go to its handler. No argument runs the `whenNone` subcommand with no arguments when
+ * one is given, else it is a usage error with the command's usage; a name without a handler is
+ * a usage error with the usage that names the unknown subcommand. Only the handlers' own keys
+ * count, so `constructor` or `__proto__` is an unknown subcommand like any other. A `whenNone`
+ * without a handler is the code's mistake and throws here, not when the command runs.
  */
-export function dispatchSubcommands(usage: string, handlers: Readonly<Record<string, SubcommandHandler>>): (ctx: CommandContext) => void | Promise<void> {
+export function dispatchSubcommands(usage: string, handlers: Readonly<Record<string, SubcommandHandler>>, options: DispatchOptions = {}): (ctx: CommandContext) => void | Promise<void> {
+  const { whenNone } = options;
+  if (whenNone !== undefined && !Object.hasOwn(handlers, whenNone)) throw new Error(`the default subcommand "${whenNone}" has no handler`);
   return (ctx) => {
     const [sub, ...rest] = ctx.args;
-    const key = sub?.toLowerCase();
+    const key = sub === undefined ? whenNone : sub.toLowerCase();
     const handler = key !== undefined && Object.hasOwn(handlers, key) ? handlers[key] : undefined;
     if (!handler) throw new UsageError(usage, sub === undefined ? undefined : `unknown subcommand "${sub}"`);
     return handler(ctx, rest);

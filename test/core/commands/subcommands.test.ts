@@ -41,6 +41,45 @@ describe('dispatchSubcommands', () => {
   });
 });
 
+describe('dispatchSubcommands with whenNone', () => {
+  const seen: string[][] = [];
+  const handlers = {
+    list: (_ctx: CommandContext, args: string[]) => void seen.push(['list', ...args]),
+    lift: async (_ctx: CommandContext, args: string[]) => void seen.push(['lift', ...args]),
+  };
+  const run = dispatchSubcommands('thing [list | lift <x>]', handlers, { whenNone: 'list' });
+
+  const runs: Array<{ args: string[]; ran: string[] }> = [
+    { args: [], ran: ['list'] },
+    { args: ['list'], ran: ['list'] },
+    { args: ['LIST', 'x'], ran: ['list', 'x'] },
+    { args: ['lift', 'a', 'b'], ran: ['lift', 'a', 'b'] },
+    { args: ['Lift'], ran: ['lift'] },
+  ];
+  test.each(runs)('$args runs $ran', async ({ args, ran }) => {
+    seen.length = 0;
+    await run(context(args));
+    expect(seen).toEqual([ran]);
+  });
+
+  test.each(['nope', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])('"%s" is still the usage error naming it, default or not', async (name) => {
+    seen.length = 0;
+    const error = await usageErrorOf(() => run(context([name, 'x'])));
+    expect(error.message).toBe(`unknown subcommand "${name}"; usage: thing [list | lift <x>]`);
+    expect(seen).toEqual([]);
+  });
+
+  test('without whenNone (or with it undefined), no subcommand is the bare usage error as before', async () => {
+    for (const bare of [dispatchSubcommands('thing [list | lift <x>]', handlers), dispatchSubcommands('thing [list | lift <x>]', handlers, {})]) {
+      expect((await usageErrorOf(() => bare(context([])))).message).toBe('usage: thing [list | lift <x>]');
+    }
+  });
+
+  test.each(['nope', 'LIST', '__proto__', 'constructor'])('a default "%s" without an own handler throws when the command is built', (whenNone) => {
+    expect(() => dispatchSubcommands('thing', handlers, { whenNone })).toThrow(`the default subcommand "${whenNone}" has no handler`);
+  });
+});
+
 describe('subcommandUsage', () => {
   test('the listed usage line; a name not listed throws', () => {
     const list = [{ name: 'a', description: 'A', usage: 'thing a <x>' }];
