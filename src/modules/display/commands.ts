@@ -1,7 +1,10 @@
 import { expectArgs } from '../../core/commands/args';
-import { UsageError, type Command, type CommandOutput } from '../../core/commands/command';
+import type { Command, CommandOutput } from '../../core/commands/command';
+import { dispatchSubcommands } from '../../core/commands/subcommands';
 import type { Display } from './model';
 import type { DisplayStore } from './store';
+
+const USAGE = 'display [list | show <group> | label <group> <state> | reset <group>]';
 
 /** `a=b, c=d` of a label map, in key order; "none" when empty. */
 function pairs(map: Record<string, string>): string {
@@ -30,7 +33,7 @@ export function displayCommand(store: DisplayStore): Command {
   const command: Command = {
     name: 'display',
     description: 'The signs, NPC and state labels of each group (display module)',
-    usage: 'display [list | show <group> | label <group> <state> | reset <group>]',
+    usage: USAGE,
     permission: 'svc.command.display',
     // The level of the routes it stands for: service (GET and PUT /api/displays…).
     level: 'service',
@@ -40,38 +43,29 @@ export function displayCommand(store: DisplayStore): Command {
       { name: 'label', description: 'The label a group shows for a state', usage: 'display label <group> <state>', args: ['group', 'text'] },
       { name: 'reset', description: 'Rewrite a group’s display with the defaults', usage: 'display reset <group>', args: ['group'] },
     ],
-    run({ args, out, actor }) {
-      const [sub = 'list', ...rest] = args;
-      switch (sub.toLowerCase()) {
-        case 'list': {
-          expectArgs(command, rest, 0);
-          const displays = store.list();
-          out.header(`${displays.length} display(s)`);
-          for (const d of displays) out.item(`${d.name}: ${d.npc.displayName}, item ${d.npc.floatingItem}, ${Object.keys(d.states).length} state label(s)`);
-          return;
-        }
-        case 'show': {
-          const [group] = expectArgs({ usage: 'display show <group>' }, rest, 1);
-          print(store.get(group!), out);
-          return;
-        }
-        case 'label': {
-          const [group, state] = expectArgs({ usage: 'display label <group> <state>' }, rest, 2);
-          const { raw, label } = store.label(group!, state!);
-          out.info(label === raw ? `${raw} has no label of its own: shown as it is` : `${raw} is shown as ${label}`);
-          return;
-        }
-        case 'reset': {
-          const [group] = expectArgs({ usage: 'display reset <group>' }, rest, 1);
-          const display = store.reset(group!, actor);
-          out.success(`the display of ${display.name} is the default again`);
-          print(display, out);
-          return;
-        }
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
-    },
+    run: dispatchSubcommands(USAGE, {
+      list({ out }, rest) {
+        expectArgs(command, rest, 0);
+        const displays = store.list();
+        out.header(`${displays.length} display(s)`);
+        for (const d of displays) out.item(`${d.name}: ${d.npc.displayName}, item ${d.npc.floatingItem}, ${Object.keys(d.states).length} state label(s)`);
+      },
+      show({ out }, rest) {
+        const [group] = expectArgs({ usage: 'display show <group>' }, rest, 1);
+        print(store.get(group!), out);
+      },
+      label({ out }, rest) {
+        const [group, state] = expectArgs({ usage: 'display label <group> <state>' }, rest, 2);
+        const { raw, label } = store.label(group!, state!);
+        out.info(label === raw ? `${raw} has no label of its own: shown as it is` : `${raw} is shown as ${label}`);
+      },
+      reset({ out, actor }, rest) {
+        const [group] = expectArgs({ usage: 'display reset <group>' }, rest, 1);
+        const display = store.reset(group!, actor);
+        out.success(`the display of ${display.name} is the default again`);
+        print(display, out);
+      },
+    }, { whenNone: 'list' }),
   };
   return command;
 }

@@ -1,5 +1,6 @@
 import { expectArgs } from '../../core/commands/args';
-import { UsageError, type Command, type CommandOutput } from '../../core/commands/command';
+import type { Command, CommandContext, CommandOutput } from '../../core/commands/command';
+import { dispatchSubcommands } from '../../core/commands/subcommands';
 import { AUDIT_LIMIT, auditPage } from './audit';
 import type { Author } from './author';
 import { GROUP_ACTIONS, GROUP_USAGE, groupAction } from './commands/group-actions';
@@ -10,6 +11,7 @@ import type { PermsRuntime } from './runtime';
 
 export { splitOptions, expiryOf, findPlayer } from './commands/options';
 
+const USAGE = 'perms <group | user | track | audit> …';
 const AUDIT_USAGE = `perms audit [limit ${AUDIT_LIMIT.min}-${AUDIT_LIMIT.max}]`;
 
 /** The newest entries of the module audit; a limit out of range is clamped, as the API's is. */
@@ -38,10 +40,17 @@ const OPERATOR_CONSOLES = ['console', 'console-stream'] as const;
  * Unlike the reference, grants and memberships take `server=`, `world=` and `expires=`.
  */
 export function permsCommand(runtime: PermsRuntime): Command {
+  const authorOf = ({ actor, caller, admin }: CommandContext): Author => ({ actor, admin: admin ?? OPERATOR_CONSOLES.some((prefix) => caller === prefix || caller.startsWith(`${prefix}:`)) });
+  const dispatch = dispatchSubcommands(USAGE, {
+    group: (ctx, rest) => groupAction(runtime, rest, ctx.out, authorOf(ctx)),
+    user: (ctx, rest) => userAction(runtime, rest, ctx.out, authorOf(ctx)),
+    track: (ctx, rest) => trackAction(runtime, rest, ctx.out, authorOf(ctx)),
+    audit: ({ out }, rest) => showAudit(runtime, rest, out),
+  });
   const command: Command = {
     name: 'perms',
     description: 'Permission groups, players’ groups and meta, tracks and the audit (permissions module)',
-    usage: 'perms <group | user | track | audit> …',
+    usage: USAGE,
     permission: 'svc.command.perms',
     level: 'admin',
     subcommands: [
@@ -50,26 +59,14 @@ export function permsCommand(runtime: PermsRuntime): Command {
       { name: 'track', description: 'Ladders of groups for promote and demote', usage: TRACK_USAGE, args: [TRACK_ACTIONS, 'text', 'text'] },
       { name: 'audit', description: 'The newest permission changes, who made them and when', usage: AUDIT_USAGE, args: ['number'] },
     ],
-    run({ args, out, actor, caller, admin }) {
-      const by: Author = { actor, admin: admin ?? OPERATOR_CONSOLES.some((prefix) => caller === prefix || caller.startsWith(`${prefix}:`)) };
-      const [sub, ...rest] = args;
-      if (sub === undefined) {
-        out.header(command.description);
-        for (const s of command.subcommands!) out.item(s.usage);
+    run(ctx) {
+      // No subcommand is an overview of them all, which is no subcommand of its own (`perms help` stays unknown).
+      if (ctx.args.length === 0) {
+        ctx.out.header(command.description);
+        for (const s of command.subcommands!) ctx.out.item(s.usage);
         return;
       }
-      switch (sub.toLowerCase()) {
-        case 'group':
-          return groupAction(runtime, rest, out, by);
-        case 'user':
-          return userAction(runtime, rest, out, by);
-        case 'track':
-          return trackAction(runtime, rest, out, by);
-        case 'audit':
-          return showAudit(runtime, rest, out);
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
+      return dispatch(ctx);
     },
   };
   return command;

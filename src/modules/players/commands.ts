@@ -1,11 +1,13 @@
 import { expectArgs } from '../../core/commands/args';
 import { CommandFailure, UsageError, type Command, type CommandOutput } from '../../core/commands/command';
+import { dispatchSubcommands } from '../../core/commands/subcommands';
 import { PLAYER_NAME_PATTERN } from '../../core/players/uuid';
 import type { PlayerViews } from './views';
 
 const NAME = new RegExp(PLAYER_NAME_PATTERN);
 /** Sessions `players history` prints. */
 const HISTORY_LINES = 10;
+const USAGE = 'players [list [service] | info <name> | history <name> | stats]';
 
 /** Whole seconds as "2h 5m 3s". */
 export function formatDuration(totalSeconds: number): string {
@@ -41,7 +43,7 @@ export function playersCommand(views: PlayerViews): Command {
   const command: Command = {
     name: 'players',
     description: 'Who is online, a player’s record and sessions, and the totals (players module)',
-    usage: 'players [list [service] | info <name> | history <name> | stats]',
+    usage: USAGE,
     permission: 'svc.command.players',
     level: 'service',
     replacesCore: true,
@@ -51,40 +53,32 @@ export function playersCommand(views: PlayerViews): Command {
       { name: 'history', description: `A player’s last ${HISTORY_LINES} sessions`, usage: 'players history <name>', args: ['player'] },
       { name: 'stats', description: 'Players online, ever seen, and per service', usage: 'players stats' },
     ],
-    run({ args, out }) {
-      const [sub = 'list', ...rest] = args;
-      switch (sub.toLowerCase()) {
-        case 'list': {
-          const [service] = expectArgs(command, rest, 0, 1);
-          return list(service, out);
-        }
-        case 'info': {
-          const info = find(nameArg(rest, 'players info <name>'));
-          out.header(`${info.name} (${info.uuid})`);
-          out.item(info.online ? `online on ${info.currentService}` : 'offline');
-          out.item(`first seen ${info.firstSeen}`);
-          out.item(`last seen ${info.lastSeen}`);
-          out.item(`playtime ${formatDuration(info.totalPlaytimeSeconds)}`);
-          return;
-        }
-        case 'history': {
-          const info = find(nameArg(rest, 'players history <name>'));
-          const sessions = views.history(info.uuid, HISTORY_LINES);
-          out.header(`last ${sessions.length} session(s) of ${info.name}`);
-          for (const s of sessions) out.item(`${s.connectedAt} → ${s.disconnectedAt ?? 'now'}  ${s.service} (${s.group})`);
-          return;
-        }
-        case 'stats': {
-          expectArgs(command, rest, 0);
-          const stats = views.stats();
-          out.header(`${stats.online} online, ${stats.totalUnique} ever seen`);
-          for (const [service, count] of Object.entries(stats.perService).sort(([a], [b]) => a.localeCompare(b))) out.item(`${service}: ${count}`);
-          return;
-        }
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
-    },
+    run: dispatchSubcommands(USAGE, {
+      list({ out }, rest) {
+        const [service] = expectArgs(command, rest, 0, 1);
+        return list(service, out);
+      },
+      info({ out }, rest) {
+        const info = find(nameArg(rest, 'players info <name>'));
+        out.header(`${info.name} (${info.uuid})`);
+        out.item(info.online ? `online on ${info.currentService}` : 'offline');
+        out.item(`first seen ${info.firstSeen}`);
+        out.item(`last seen ${info.lastSeen}`);
+        out.item(`playtime ${formatDuration(info.totalPlaytimeSeconds)}`);
+      },
+      history({ out }, rest) {
+        const info = find(nameArg(rest, 'players history <name>'));
+        const sessions = views.history(info.uuid, HISTORY_LINES);
+        out.header(`last ${sessions.length} session(s) of ${info.name}`);
+        for (const s of sessions) out.item(`${s.connectedAt} → ${s.disconnectedAt ?? 'now'}  ${s.service} (${s.group})`);
+      },
+      stats({ out }, rest) {
+        expectArgs(command, rest, 0);
+        const stats = views.stats();
+        out.header(`${stats.online} online, ${stats.totalUnique} ever seen`);
+        for (const [service, count] of Object.entries(stats.perService).sort(([a], [b]) => a.localeCompare(b))) out.item(`${service}: ${count}`);
+      },
+    }, { whenNone: 'list' }),
   };
   return command;
 }

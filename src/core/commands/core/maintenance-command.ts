@@ -2,9 +2,11 @@ import type { Kernel } from '../../../kernel';
 import { TEXT_LIMITS } from '../../proxy/model';
 import { expectArgs } from '../args';
 import { CommandFailure, UsageError, type Command, type CommandOutput } from '../command';
+import { dispatchSubcommands } from '../subcommands';
 
 const WHITELIST_ENTRY = /^[A-Za-z0-9_.*+-]{1,36}$/;
 const ON_OFF = ['on', 'off'] as const;
+const USAGE = 'maintenance [status | on [reason…] | off | group <group> <on|off> [reason…] | whitelist <add|remove|list> [player]]';
 
 /** `maintenance`: the global flag, per-group flags and the whitelist, as /api/maintenance/* does them. */
 export function maintenanceCommand(kernel: Kernel): Command {
@@ -25,7 +27,7 @@ export function maintenanceCommand(kernel: Kernel): Command {
     name: 'maintenance',
     aliases: ['maint'],
     description: 'Maintenance of the network or one group, and who may join during it',
-    usage: 'maintenance [status | on [reason…] | off | group <group> <on|off> [reason…] | whitelist <add|remove|list> [player]]',
+    usage: USAGE,
     permission: 'svc.command.maintenance',
     level: 'service',
     subcommands: [
@@ -35,35 +37,31 @@ export function maintenanceCommand(kernel: Kernel): Command {
       { name: 'group', description: 'Maintenance for one group', usage: 'maintenance group <group> <on|off> [reason…]', args: ['group', ON_OFF, 'text'] },
       { name: 'whitelist', description: 'Who may join during maintenance', usage: 'maintenance whitelist <add|remove|list> [player]', args: [['add', 'remove', 'list'], 'player'] },
     ],
-    run({ args, out, actor }) {
-      const [sub = 'status', ...rest] = args;
-      switch (sub.toLowerCase()) {
-        case 'status':
-          expectArgs(command, rest, 0);
-          return show(out);
-        case 'on': {
-          // `maintenance on` again without a reason keeps the reason it has.
-          const current = maintenance.status().global;
-          const reason = rest.length === 0 && current.enabled ? current.reason : reasonOf(rest);
-          const changed = maintenance.setGlobal(true, reason, actor);
-          return out.success(changed ? 'network maintenance is ON: only whitelisted players can join' : 'network maintenance was already on');
-        }
-        case 'off':
-          expectArgs(command, rest, 0);
-          return out.success(maintenance.setGlobal(false, '', actor) ? 'network maintenance is off' : 'network maintenance was already off');
-        case 'group': {
-          const [group, toggle, ...reason] = rest;
-          if (!group || !toggle || !ON_OFF.includes(toggle.toLowerCase() as 'on' | 'off')) throw new UsageError('maintenance group <group> <on|off> [reason…]');
-          const enabled = toggle.toLowerCase() === 'on';
-          const changed = maintenance.setGroup(group, enabled, reasonOf(reason), actor);
-          return out.success(`maintenance of group ${group} ${changed ? 'is now' : 'was already'} ${enabled ? 'ON' : 'off'}`);
-        }
-        case 'whitelist':
-          return whitelist(rest, out);
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
-    },
+    run: dispatchSubcommands(USAGE, {
+      status({ out }, rest) {
+        expectArgs(command, rest, 0);
+        return show(out);
+      },
+      on({ out, actor }, rest) {
+        // `maintenance on` again without a reason keeps the reason it has.
+        const current = maintenance.status().global;
+        const reason = rest.length === 0 && current.enabled ? current.reason : reasonOf(rest);
+        const changed = maintenance.setGlobal(true, reason, actor);
+        return out.success(changed ? 'network maintenance is ON: only whitelisted players can join' : 'network maintenance was already on');
+      },
+      off({ out, actor }, rest) {
+        expectArgs(command, rest, 0);
+        return out.success(maintenance.setGlobal(false, '', actor) ? 'network maintenance is off' : 'network maintenance was already off');
+      },
+      group({ out, actor }, rest) {
+        const [group, toggle, ...reason] = rest;
+        if (!group || !toggle || !ON_OFF.includes(toggle.toLowerCase() as 'on' | 'off')) throw new UsageError('maintenance group <group> <on|off> [reason…]');
+        const enabled = toggle.toLowerCase() === 'on';
+        const changed = maintenance.setGroup(group, enabled, reasonOf(reason), actor);
+        return out.success(`maintenance of group ${group} ${changed ? 'is now' : 'was already'} ${enabled ? 'ON' : 'off'}`);
+      },
+      whitelist: ({ out }, rest) => whitelist(rest, out),
+    }, { whenNone: 'status' }),
   };
 
   const whitelist = (words: string[], out: CommandOutput) => {

@@ -2,9 +2,11 @@ import type { Kernel } from '../../../kernel';
 import type { NodeOverview } from '../../../cluster/cluster';
 import { expectArgs } from '../args';
 import { CommandFailure, UsageError, type Command, type CommandOutput } from '../command';
+import { dispatchSubcommands } from '../subcommands';
 
 const NODE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 const HOST = /^[A-Za-z0-9._:-]{1,253}$/;
+const USAGE = 'nodes [list | revoke <node> | forget <node> | host <node> <host>]';
 
 /** `nodes`: the agent nodes and their enrolment, as /api/nodes and its revoke, forget and host routes do them. */
 export function nodesCommand(kernel: Kernel): Command {
@@ -32,7 +34,7 @@ export function nodesCommand(kernel: Kernel): Command {
   const command: Command = {
     name: 'nodes',
     description: 'The agent nodes with their enrolment; revoke or forget one, or set where players reach it',
-    usage: 'nodes [list | revoke <node> | forget <node> | host <node> <host>]',
+    usage: USAGE,
     permission: 'svc.command.nodes',
     level: 'admin',
     subcommands: [
@@ -42,38 +44,34 @@ export function nodesCommand(kernel: Kernel): Command {
       { name: 'host', description: 'Where players and proxies reach the node', usage: 'nodes host <node> <host>', args: ['text', 'text'] },
     ],
     args: [['list', 'revoke', 'forget', 'host']],
-    run({ args, out, actor }) {
-      const [sub = 'list', ...rest] = args;
-      switch (sub.toLowerCase()) {
-        case 'list':
-          expectArgs(command, rest, 0);
-          return list(out);
-        case 'revoke': {
-          const [word] = expectArgs({ usage: 'nodes revoke <node>' }, rest, 1);
-          const id = nodeId(word, 'nodes revoke <node>');
-          const { services, already } = clusterOf().revoke(id, actor);
-          if (already) return out.info(`node ${id} was revoked already`);
-          out.success(`node ${id} revoked: its secret opens nothing from now on`);
-          if (services > 0) out.info(`${services} service(s) on it are treated as failed; restart-on-crash ones are placed again`);
-          return out.info(`to let it enrol again: \`nodes forget ${id}\`, then delete data/node.json on its agent`);
-        }
-        case 'forget': {
-          const [word] = expectArgs({ usage: 'nodes forget <node>' }, rest, 1);
-          const id = nodeId(word, 'nodes forget <node>');
-          clusterOf().forget(id, actor);
-          return out.success(`node ${id} forgotten: it may enrol again with the cluster token (its agent deletes data/node.json first)`);
-        }
-        case 'host': {
-          const [word, host] = expectArgs({ usage: 'nodes host <node> <host>' }, rest, 2);
-          const id = nodeId(word, 'nodes host <node> <host>');
-          if (!HOST.test(host!)) throw new CommandFailure(`"${host}" is not a host name or an IP address`);
-          clusterOf().setHost(id, host!, actor);
-          return out.success(`node ${id}: players are routed to ${host} (services started on it from now on)`);
-        }
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
-    },
+    run: dispatchSubcommands(USAGE, {
+      list({ out }, rest) {
+        expectArgs(command, rest, 0);
+        return list(out);
+      },
+      revoke({ out, actor }, rest) {
+        const [word] = expectArgs({ usage: 'nodes revoke <node>' }, rest, 1);
+        const id = nodeId(word, 'nodes revoke <node>');
+        const { services, already } = clusterOf().revoke(id, actor);
+        if (already) return out.info(`node ${id} was revoked already`);
+        out.success(`node ${id} revoked: its secret opens nothing from now on`);
+        if (services > 0) out.info(`${services} service(s) on it are treated as failed; restart-on-crash ones are placed again`);
+        return out.info(`to let it enrol again: \`nodes forget ${id}\`, then delete data/node.json on its agent`);
+      },
+      forget({ out, actor }, rest) {
+        const [word] = expectArgs({ usage: 'nodes forget <node>' }, rest, 1);
+        const id = nodeId(word, 'nodes forget <node>');
+        clusterOf().forget(id, actor);
+        return out.success(`node ${id} forgotten: it may enrol again with the cluster token (its agent deletes data/node.json first)`);
+      },
+      host({ out, actor }, rest) {
+        const [word, host] = expectArgs({ usage: 'nodes host <node> <host>' }, rest, 2);
+        const id = nodeId(word, 'nodes host <node> <host>');
+        if (!HOST.test(host!)) throw new CommandFailure(`"${host}" is not a host name or an IP address`);
+        clusterOf().setHost(id, host!, actor);
+        return out.success(`node ${id}: players are routed to ${host} (services started on it from now on)`);
+      },
+    }, { whenNone: 'list' }),
   };
   return command;
 }

@@ -1,7 +1,10 @@
 import type { Kernel } from '../../../kernel';
 import { howToLift } from '../../services/quarantine';
 import { expectArgs } from '../args';
-import { CommandFailure, UsageError, type Command, type CommandOutput } from '../command';
+import { CommandFailure, type Command, type CommandOutput } from '../command';
+import { dispatchSubcommands } from '../subcommands';
+
+const USAGE = 'quarantine [list | lift <group|dedicated>]';
 
 /**
  * `quarantine`: the groups (and dedicated services) the crash-loop breaker stopped, and lifting
@@ -25,33 +28,29 @@ export function quarantineCommand(kernel: Kernel): Command {
   const command: Command = {
     name: 'quarantine',
     description: 'Groups the crash-loop breaker stopped, and lifting a quarantine so they start again',
-    usage: 'quarantine [list | lift <group|dedicated>]',
+    usage: USAGE,
     permission: 'svc.command.quarantine',
     level: 'admin',
     subcommands: [
       { name: 'list', description: 'What is quarantined, since when and why', usage: 'quarantine list' },
       { name: 'lift', description: 'Lift a quarantine: the group starts again (refill, scaling, warm pool)', usage: 'quarantine lift <group|dedicated>', args: ['group'] },
     ],
-    run({ args, out, actor }) {
-      const [sub = 'list', ...rest] = args;
-      switch (sub.toLowerCase()) {
-        case 'list':
-          expectArgs(command, rest, 0);
-          return list(out);
-        case 'lift': {
-          const [name] = expectArgs(command, rest, 1);
-          const known = kernel.groups.get(name!) ? 'group' : kernel.dedicated.get(name!) ? 'dedicated service' : null;
-          const held = manager.quarantineOf(name!);
-          if (!known && !held) throw new CommandFailure(`"${name}" is neither a group nor a dedicated service; \`quarantine list\` shows what is quarantined`);
-          if (!held) return out.info(`${known} ${name} is not quarantined`);
-          manager.liftQuarantine(held.name, actor);
-          const next = held.kind === 'group' ? 'the minInstances refill, scaling and the warm pool start it again' : `POST /api/dedicated/${held.name}/start starts it`;
-          return out.success(`the quarantine of ${held.kind} ${held.name} (since ${held.since}: ${held.reason}) is lifted; ${next}`);
-        }
-        default:
-          throw new UsageError(command.usage, `unknown subcommand "${sub}"`);
-      }
-    },
+    run: dispatchSubcommands(USAGE, {
+      list({ out }, rest) {
+        expectArgs(command, rest, 0);
+        return list(out);
+      },
+      lift({ out, actor }, rest) {
+        const [name] = expectArgs(command, rest, 1);
+        const known = kernel.groups.get(name!) ? 'group' : kernel.dedicated.get(name!) ? 'dedicated service' : null;
+        const held = manager.quarantineOf(name!);
+        if (!known && !held) throw new CommandFailure(`"${name}" is neither a group nor a dedicated service; \`quarantine list\` shows what is quarantined`);
+        if (!held) return out.info(`${known} ${name} is not quarantined`);
+        manager.liftQuarantine(held.name, actor);
+        const next = held.kind === 'group' ? 'the minInstances refill, scaling and the warm pool start it again' : `POST /api/dedicated/${held.name}/start starts it`;
+        return out.success(`the quarantine of ${held.kind} ${held.name} (since ${held.since}: ${held.reason}) is lifted; ${next}`);
+      },
+    }, { whenNone: 'list' }),
   };
   return command;
 }
