@@ -1,7 +1,7 @@
 /**
  * Builds the single `svc` executable: one per target into dist/, or only this machine's with
- * `--host`. SQL migrations, the default svc.toml and package.json's version are embedded, so
- * the binary runs alone in an empty directory.
+ * `--host`. SQL migrations and package.json's version are embedded (the default svc.toml is
+ * rendered from its schema), so the binary runs alone in an empty directory.
  *
  *   bun run build            every target
  *   bun run build --host     this machine's target only

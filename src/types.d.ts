@@ -3,7 +3,3 @@ declare module '*.sql' {
   const text: string;
   export default text;
 }
-declare module '*.toml' {
-  const text: string;
-  export default text;
-}

@@ -3,7 +3,7 @@ import { ConfigSchema, sectionSchema, type Config } from './schema';
 import { ConfigError } from './unit/config-error';
 import { checkValue } from './unit/sections';
 import { SectionsFile } from './unit/sections-file';
-import defaultToml from '../../config/svc.toml' with { type: 'text' };
+import { SVC_TOML_TEXT } from './svc-toml-text';
 
 export { ConfigError };
 
@@ -15,10 +15,14 @@ export interface LoadedConfig {
   created: boolean;
 }
 
-export const DEFAULT_CONFIG_TEXT: string = defaultToml;
+/**
+ * svc.toml as a config-file unit. Its commented default file is rendered from ConfigSchema and
+ * its words (svc-toml-text.ts); config/svc.toml in the repository is a copy of it, kept equal by a test.
+ */
+export const svcToml = new SectionsFile({ schema: ConfigSchema, title: 'svc controller configuration', text: SVC_TOML_TEXT });
 
-/** svc.toml as a config-file unit; its default file is the commented config/svc.toml. */
-export const svcToml = new SectionsFile({ schema: ConfigSchema, title: 'svc controller configuration', defaultText: DEFAULT_CONFIG_TEXT });
+/** The commented default svc.toml (what `svc init` and a first launch write). */
+export const DEFAULT_CONFIG_TEXT: string = svcToml.render();
 
 /** Writes the commented default svc.toml if the file is absent. Returns true when written. */
 export function ensureConfigFile(path: string): boolean {

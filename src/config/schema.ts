@@ -3,8 +3,8 @@ import { defaultsOf } from './unit/defaults';
 import { DEFAULT_UID_BASE, MAX_UID_BASE, MIN_UID_BASE, UID_COUNT } from '../core/isolation/range';
 
 /**
- * The one source of svc.toml keys: every section, key, type, limit and default.
- * `config/svc.toml` (embedded, written on first launch) is kept equal to these defaults by a test.
+ * The one source of svc.toml keys: every section, key, type, limit and default. The commented
+ * file written on first launch is rendered from it with the words in svc-toml-text.ts.
  */
 
 const Memory = (d: string, description: string) =>

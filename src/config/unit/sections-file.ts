@@ -4,7 +4,8 @@ import { patchToml, type TomlUpdate } from '../patch';
 import { writeFileAtomic } from '../write';
 import { ConfigError } from './config-error';
 import { defaultsOf } from './defaults';
-import { renderSectionsToml } from './render';
+import type { FileText } from './file-text';
+import { describedText, renderToml } from './render';
 import { asStatic, readSections, type ReadSections, type SectionsSchema } from './sections';
 
 export type { SectionsSchema };
@@ -13,12 +14,16 @@ import { parseTomlText, TomlSyntaxError } from './toml-syntax';
 export interface SectionsFileOptions<S extends SectionsSchema> {
   /** Every section, key, type, default and description of the file. */
   schema: S;
-  /** First comment line of the file rendered from the schema. */
+  /** First comment line of the file rendered from the schema (when no `text` is given). */
   title: string;
   /**
-   * The file written when there is none, instead of the one rendered from the schema: svc.toml
-   * ships a hand-laid-out commented file (config/svc.toml), kept equal to the schema's defaults
-   * by a test.
+   * The file's words around its keys (file-text.ts): svc.toml's and agent.toml's sentences.
+   * Without it, the file says `title` and each key's description.
+   */
+  text?: FileText<S>;
+  /**
+   * A fixed default file instead of the one rendered from the schema. No file of svc's has one
+   * any more (their commented files are rendered from their schemas and words).
    */
   defaultText?: string;
 }
@@ -35,11 +40,13 @@ export interface SectionsFileOptions<S extends SectionsSchema> {
 export class SectionsFile<S extends SectionsSchema> {
   readonly schema: S;
   readonly title: string;
+  private readonly text: FileText<S> | undefined;
   private readonly defaultText: string | undefined;
 
   constructor(options: SectionsFileOptions<S>) {
     this.schema = options.schema;
     this.title = options.title;
+    this.text = options.text;
     this.defaultText = options.defaultText;
   }
 
@@ -48,9 +55,10 @@ export class SectionsFile<S extends SectionsSchema> {
     return asStatic(this.schema, defaultsOf(this.schema));
   }
 
-  /** The commented file holding every key at its default. */
-  render(): string {
-    return this.defaultText ?? renderSectionsToml(this.schema, this.title);
+  /** The commented file holding every key at `value` (the defaults when none is given). */
+  render(value?: Static<S>): string {
+    if (value === undefined && this.defaultText !== undefined) return this.defaultText;
+    return renderToml(this.schema, this.text ?? describedText(this.schema, this.title), value ?? this.defaults());
   }
 
   /** Writes the default file if there is none (and its folder); true when written. */
