@@ -3,6 +3,7 @@ import { ConfigError } from '../config/unit/config-error';
 import { SectionsFile } from '../config/unit/sections-file';
 import { JavaSection, ServicesSection } from '../config/schema';
 import { parseMemory } from '../core/software/memory';
+import type { FileText } from '../config/unit/file-text';
 
 const Str = (d: string, description: string) => T.String({ default: d, description });
 
@@ -25,55 +26,66 @@ export const AgentSection = T.Object({
 export const AgentConfigSchema = T.Object({ agent: AgentSection, java: JavaSection, services: ServicesSection });
 export type AgentConfig = Static<typeof AgentConfigSchema>;
 
-export const DEFAULT_AGENT_TOML = `# svc agent: runs services for a controller on this machine.
-[agent]
-# REST address of the controller.
-controller = "http://127.0.0.1:8080"
-# The controller's [cluster] token (SVC_CLUSTER_TOKEN wins). It only enrols this node: once
-# data/node.json holds the node's own secret, it may be removed from this file.
-token = ""
-node_name = "node-1"
-max_memory = "8G"
-max_services = 10
-# Blank: trust the controller's certificate on first contact and pin it (data/pinned.json).
-fingerprint = ""
-# The cluster channel (wss://controller.example:8443/cluster). With a fingerprint, the agent
-# pins the certificate the channel presents and never sends the cluster token over the REST
-# port (the bootstrap request does): the best choice on a network you do not trust.
-cluster_url = ""
-# Accept a controller without TLS ([cluster] tls_enabled = false): the node's secret, the
-# templates, the state and every command then cross the network unprotected. Off by default;
-# never together with a fingerprint.
-allow_insecure = false
-public_host = ""
-backend_port_start = 30000
-# Update this binary to the controller's version when they differ (from the controller's
-# release feed, with the same checks as \`svc update\`); the services here keep running.
-auto_update = true
-# Ed25519 key the release's SHA256SUMS must be signed with. Blank: the controller's
-# [controller] update_public_key, taken only over the pinned TLS channel. With neither, this
-# agent does not update itself (it logs what to set).
-update_public_key = ""
-# Follow the controller to an older release too; refused (and logged once) by default.
-allow_downgrade = false
+/**
+ * The words of agent.toml around its keys (AgentConfigSchema above has the keys, types, defaults
+ * and descriptions): the commented file an agent writes on first start, shipped as
+ * config/agent.toml, which a test keeps equal to what this renders. A key not listed here has no
+ * comment; `[java]` and `[services]` share the controller's schema but not its sentences.
+ */
+export const AGENT_TOML_TEXT: FileText<typeof AgentConfigSchema> = {
+  blankAfterHeader: false,
+  tightLists: true,
+  header: ['svc agent: runs services for a controller on this machine.'],
+  keys: {
+    agent: {
+      keys: {
+        controller: ['REST address of the controller.'],
+        token: [
+          "The controller's [cluster] token (SVC_CLUSTER_TOKEN wins). It only enrols this node: once",
+          "data/node.json holds the node's own secret, it may be removed from this file.",
+        ],
+        fingerprint: ["Blank: trust the controller's certificate on first contact and pin it (data/pinned.json)."],
+        cluster_url: [
+          'The cluster channel (wss://controller.example:8443/cluster). With a fingerprint, the agent',
+          'pins the certificate the channel presents and never sends the cluster token over the REST',
+          'port (the bootstrap request does): the best choice on a network you do not trust.',
+        ],
+        allow_insecure: [
+          "Accept a controller without TLS ([cluster] tls_enabled = false): the node's secret, the",
+          'templates, the state and every command then cross the network unprotected. Off by default;',
+          'never together with a fingerprint.',
+        ],
+        auto_update: [
+          "Update this binary to the controller's version when they differ (from the controller's",
+          'release feed, with the same checks as `svc update`); the services here keep running.',
+        ],
+        update_public_key: [
+          "Ed25519 key the release's SHA256SUMS must be signed with. Blank: the controller's",
+          '[controller] update_public_key, taken only over the pinned TLS channel. With neither, this',
+          'agent does not update itself (it logs what to set).',
+        ],
+        allow_downgrade: ['Follow the controller to an older release too; refused (and logged once) by default.'],
+      },
+    },
+    services: {
+      keys: {
+        isolation: [
+          "How each game server is kept from this agent's files (agent.toml with the cluster token,",
+          "data/), from the other services' folders and from writing outside its own folder: auto (its",
+          'own uid per service when the agent runs as root, with a bubblewrap sandbox on top when that',
+          "runs; else the sandbox; else none), uid, bwrap or none, as in the controller's svc.toml.",
+        ],
+        isolation_uid_base: ['First of the 16777216 uids services get in uid mode (kept in data/isolation-uids.json).'],
+      },
+    },
+  },
+};
 
-[java]
-java_16 = ""
-java_17 = ""
-java_21 = ""
-
-[services]
-# How each game server is kept from this agent's files (agent.toml with the cluster token,
-# data/), from the other services' folders and from writing outside its own folder: auto (its
-# own uid per service when the agent runs as root, with a bubblewrap sandbox on top when that
-# runs; else the sandbox; else none), uid, bwrap or none, as in the controller's svc.toml.
-isolation = "auto"
-# First of the 16777216 uids services get in uid mode (kept in data/isolation-uids.json).
-isolation_uid_base = 1900000000
-`;
-
-/** agent.toml as a config-file unit; its default file is the commented DEFAULT_AGENT_TOML. */
-const agentToml = new SectionsFile({ schema: AgentConfigSchema, title: 'svc agent configuration', defaultText: DEFAULT_AGENT_TOML });
+/**
+ * agent.toml as a config-file unit. Its commented default file is rendered from the schema and
+ * its words (AGENT_TOML_TEXT); config/agent.toml in the repository is a copy, kept equal by a test.
+ */
+export const agentToml = new SectionsFile({ schema: AgentConfigSchema, title: 'svc agent configuration', text: AGENT_TOML_TEXT });
 
 /** Reads agent.toml (written with defaults on first start); SVC_CLUSTER_TOKEN overrides the token. */
 export function loadAgentConfig(
