@@ -1,143 +1,33 @@
-import { Type, type Static } from '@sinclair/typebox';
 import { diskFullCode } from '../../storage/disk-full';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { stringify } from 'smol-toml';
-import { documentDefaults, DocumentProblem, documentPath, isPlainTable, JSON_SPELLING, readDocument, TOML_SPELLING, type DocumentPath } from '../../config/unit/document';
+import { DocumentProblem, documentPath, isPlainTable, JSON_SPELLING, readDocument, TOML_SPELLING, type DocumentPath } from '../../config/unit/document';
+import { renderToml } from '../../config/unit/render';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { showValue } from '../../describe-schema';
 import { ApiError } from '../../errors';
-import { canonicalTimeZone, isValidTimeZone, machineTimeZone, validateCron } from './cron';
+import { canonicalTimeZone, isValidTimeZone, validateCron } from './cron';
+import { BACKUP_DEFAULTS, BackupConfigSchema, BackupFileSchema, type BackupConfig } from './schema';
+import { BACKUP_TOML_TEXT } from './toml-text';
+
+export {
+  BACKUP_DEFAULTS,
+  BackupConfigSchema,
+  RETENTION_CLASSES,
+  SCHEDULE_NAME_PATTERN,
+  TARGET_WORDS,
+  type BackupConfig,
+  type BackupSchedule,
+  type RetentionClass,
+  type TargetWord,
+} from './schema';
 
 /**
- * The backup module's configuration: `config/modules/backup/backup.toml` (snake_case keys under
- * `[backup]`), and the same as JSON (camelCase) in GET/PUT /api/backups/config. One set of rules
- * (the schema below plus a few checks across fields) judges both a PUT body and the file, so both
- * refuse the same things in the same words, naming the field the way each spells it.
- *
- * Decisions beyond the reference (REFERENCE-MODULES.md §6):
- * - `timezone` (new): the IANA zone the schedules are evaluated in. Default: the system's zone,
- *   which is what an operator reading "0 3 * * *" expects; the file written on first start
- *   records it, so moving the host to another zone later does not move the backups.
- * - `localDestination`: any non-blank path; a relative one is inside the controller's folder
- *   (resolved by the manager at each use), an absolute one is taken as it is.
- * - An empty `excludes` list stays empty (the reference turned it back into the defaults).
- * - Unknown keys are refused, in a PUT and in the file (a typo must not silently do nothing).
- * - Schedule names are unique ignoring case; duplicate targets in a schedule are dropped.
- * - A schedule without `retentionClass` is "manual", without `targets` is ["all"] (as the
- *   reference read its file); every other missing field takes its default.
- * - `includeAuthKey` (new, default false): database backups carry the dashboard-login key
- *   (data/auth/session.key) only when asked to. The key and the TOTP secrets it seals must not
- *   travel together by default: whoever holds such an archive can read every player's seed.
+ * Reading and writing the backup configuration (its schema and the decisions behind it are in
+ * schema.ts): a PUT body (camelCase JSON) and `config/modules/backup/backup.toml` (snake_case
+ * under `[backup]`) are read by the config-file unit's document reader against the same schema
+ * and cross-field checks; the file is rendered from its schema and words (toml-text.ts).
  */
-
-export const TARGET_WORDS = ['all', 'services', 'dedicated', 'templates', 'config', 'controller_config', 'database', 'state', 'state_sync'] as const;
-export type TargetWord = (typeof TARGET_WORDS)[number];
-export const RETENTION_CLASSES = ['hourly', 'daily', 'weekly', 'monthly', 'manual'] as const;
-export type RetentionClass = (typeof RETENTION_CLASSES)[number];
-
-export const SCHEDULE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-const SCHEDULES_MAX = 64;
-const EXCLUDES_MAX = 256;
-const PATTERN_MAX = 256;
-const KEEP_MAX = 100_000;
-const FAILED_DAYS_MAX = 36_500;
-
-function systemTimeZone(): string {
-  const zone = machineTimeZone();
-  return isValidTimeZone(zone) ? zone : 'UTC';
-}
-
-const keep = (what: string, d: number) => Type.Integer({ minimum: 0, maximum: KEEP_MAX, default: d, description: `successful ${what} backups kept per target; older ones are deleted` });
-const literals = <W extends string>(words: readonly W[], options: { description?: string; default?: NoInfer<W> } = {}) => Type.Union(words.map((w) => Type.Literal(w)), options);
-/** Target words are typed as plain strings (callers pass lists of words around); the schema still refuses unknown ones. */
-const targetWord = Type.Union(TARGET_WORDS.map((w) => Type.Literal<string>(w)));
-
-/** One schedule; a missing class is "manual" and missing targets are ["all"] (as the reference read its file). */
-const ScheduleSchema = Type.Object(
-  {
-    name: Type.String({ pattern: SCHEDULE_NAME_PATTERN, description: 'unique (ignoring case); letters, digits, _ and -' }),
-    cron: Type.String({ maxLength: 128, description: 'minute hour day-of-month month day-of-week, in `timezone`; when both day fields are restricted a day matches either (POSIX)' }),
-    retentionClass: literals(RETENTION_CLASSES, { default: 'manual', description: `which retention budget its backups use: ${RETENTION_CLASSES.join(', ')} (default manual)` }),
-    targets: Type.Array(targetWord, { minItems: 1, maxItems: TARGET_WORDS.length, default: ['all'], description: `what it backs up: ${TARGET_WORDS.join(', ')} (default ["all"]: every type in scope)` }),
-  },
-  { additionalProperties: false },
-);
-
-/**
- * The one source of the configuration's keys, types, limits and defaults (§6): the JSON shape
- * (GET answer, PUT body, every field described; a PUT may leave any field out) and, spelt
- * snake_case, the file's.
- */
-export const BackupConfigSchema = Type.Object(
-  {
-    enabled: Type.Boolean({ default: true, description: 'false pauses the schedules; backups started by hand still run' }),
-    localDestination: Type.String({ minLength: 1, maxLength: 1024, default: 'data/backups', description: 'where archives are written; relative to the controller folder unless absolute' }),
-    maxConcurrent: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'backups that run at the same time' }),
-    compressionLevel: Type.Integer({ minimum: 1, maximum: 22, default: 3, description: 'zstd level' }),
-    compressionWorkers: Type.Integer({ minimum: 0, maximum: 64, default: 0, description: 'zstd worker threads; 0 = half the cores, at least 1' }),
-    quiesceServices: Type.Boolean({ default: true, description: 'flush running servers and pause their saving (save-off) while they are archived' }),
-    quiesceWaitSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 2, description: 'seconds to wait after `save-all flush`' }),
-    timezone: Type.String({ minLength: 1, maxLength: 64, default: systemTimeZone(), description: 'IANA time zone the schedules run in, e.g. Europe/Berlin (default: the system zone)' }),
-    includeAuthKey: Type.Boolean({
-      default: false,
-      description:
-        'database backups also carry the dashboard-login key data/auth/session.key, so a restore keeps TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP seed (back the key up separately instead)',
-    }),
-    scope: Type.Object(
-      {
-        services: Type.Boolean({ default: true, description: 'game servers (not dedicated)' }),
-        dedicated: Type.Boolean({ default: true, description: 'dedicated services' }),
-        templates: Type.Boolean({ default: true, description: 'the templates folder' }),
-        controllerConfig: Type.Boolean({ default: true, description: "the controller's config folder" }),
-        stateSync: Type.Boolean({ default: true, description: 'synced service state' }),
-        database: Type.Boolean({ default: true, description: "a copy of the controller's database" }),
-      },
-      { additionalProperties: false, description: 'the types the target "all" covers' },
-    ),
-    excludes: Type.Array(Type.String({ minLength: 1, maxLength: PATTERN_MAX }), {
-      maxItems: EXCLUDES_MAX,
-      default: ['logs/**', 'crash-reports/**', '*.log', '*.log.gz', 'cache/**', 'tmp/**', '*.lock', 'session.lock', '*/region/*.mca.tmp', 'config/bStats/**', 'plugins/bStats/**'],
-      description: 'globs matched against a file name or its path inside the source; an empty list leaves nothing out',
-    }),
-    schedules: Type.Array(ScheduleSchema, {
-      maxItems: SCHEDULES_MAX,
-      default: [
-        { name: 'hourly', cron: '0 * * * *', retentionClass: 'hourly', targets: ['services', 'dedicated', 'database'] },
-        { name: 'daily', cron: '0 3 * * *', retentionClass: 'daily', targets: ['all'] },
-        { name: 'weekly', cron: '0 4 * * 0', retentionClass: 'weekly', targets: ['all'] },
-      ],
-      description: 'when backups run by themselves',
-    }),
-    retention: Type.Object(
-      {
-        hourlyKeep: keep('hourly', 24),
-        dailyKeep: keep('daily', 7),
-        weeklyKeep: keep('weekly', 4),
-        monthlyKeep: keep('monthly', 3),
-        keepManual: Type.Boolean({ default: true, description: 'true: manual backups are never pruned' }),
-        failedKeepDays: Type.Integer({ minimum: 0, maximum: FAILED_DAYS_MAX, default: 7, description: 'failed records older than this many days are removed; 0 keeps them' }),
-      },
-      { additionalProperties: false, description: 'how many backups are kept per target and class' },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export type BackupConfig = Static<typeof BackupConfigSchema>;
-export type BackupSchedule = Static<typeof ScheduleSchema>;
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** §6 defaults, read from the schema (frozen: take a copy with `structuredClone` to change one). */
-export const BACKUP_DEFAULTS: BackupConfig = deepFreeze(documentDefaults(BackupConfigSchema));
-
 // ---------------------------------------------------------------------------------------------
 // Reading: the config-file unit's document reader, for a PUT body (camelCase) and the file (snake_case).
 
@@ -248,67 +138,9 @@ export function loadBackupConfig(file: string): { config: BackupConfig; problem?
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-const value = (v: unknown): string => stringify({ v }).trim().slice('v = '.length);
-const line = (key: string, v: unknown, comment?: string): string => `${comment ? `# ${comment}\n` : ''}${key} = ${value(v)}\n`;
-
-const HEADER = [
-  '# Backups: what is archived, where to, when, and how many are kept.',
-  '# Read when the controller starts. PUT /api/backups/config checks a new configuration and',
-  '# rewrites this file (with these comments); GET /api/backups/config shows it as JSON.',
-  '',
-  '',
-].join('\n');
-
-/** The file's text: a commented header and comments per section; parseBackupToml gives back `config`. */
+/** The file's text: the config under `[backup]` with its words; parseBackupToml gives back `config`. */
 export function renderBackupToml(config: BackupConfig): string {
-  const { scope, retention } = config;
-  const out: string[] = [HEADER, '[backup]\n'];
-  out.push(line('enabled', config.enabled, 'false pauses the schedules; backups started by hand still run.'));
-  out.push(line('local_destination', config.localDestination, "Where archives are written; a relative path is inside the controller's folder."));
-  out.push(line('max_concurrent', config.maxConcurrent, 'Backups that run at the same time (1-32).'));
-  out.push(line('compression_level', config.compressionLevel, 'zstd level (1-22): 3 is quick, 19 and above small but slow.'));
-  out.push(line('compression_workers', config.compressionWorkers, 'zstd worker threads (0-64); 0 = half the cores, at least 1.'));
-  out.push(line('quiesce_services', config.quiesceServices, 'Flush running servers and pause their saving (save-off) while they are archived.'));
-  out.push(line('quiesce_wait_seconds', config.quiesceWaitSeconds, 'Seconds to wait after save-all flush (0-60).'));
-  out.push(line('timezone', config.timezone, 'The IANA time zone the schedules run in, like "Europe/Berlin" or "UTC".'));
-  out.push(
-    line(
-      'include_auth_key',
-      config.includeAuthKey,
-      'Database backups also carry the dashboard-login key (data/auth/session.key), so a restore keeps\n# TOTP working. Off by default: with it, whoever holds a database archive can read every TOTP\n# seed. Keep a copy of the key somewhere else instead.',
-    ),
-  );
-  if (config.schedules.length === 0) out.push(line('schedules', [], 'No schedules: backups run only when started by hand.'));
-
-  out.push('\n# What the target "all" covers.\n[backup.scope]\n');
-  out.push(line('services', scope.services), line('dedicated', scope.dedicated), line('templates', scope.templates));
-  out.push(line('controller_config', scope.controllerConfig), line('state_sync', scope.stateSync), line('database', scope.database));
-
-  out.push('\n# Left out of archives: globs matched against a file name or its path inside the\n# source folder. An empty list leaves nothing out.\n[backup.excludes]\n');
-  out.push(config.excludes.length === 0 ? 'patterns = []\n' : `patterns = [\n${config.excludes.map((p) => `  ${value(p)},\n`).join('')}]\n`);
-
-  out.push('\n# Successful backups kept per target and class; older ones are deleted.\n[backup.retention]\n');
-  out.push(line('hourly_keep', retention.hourlyKeep), line('daily_keep', retention.dailyKeep));
-  out.push(line('weekly_keep', retention.weeklyKeep), line('monthly_keep', retention.monthlyKeep));
-  out.push(line('keep_manual', retention.keepManual, 'true: manual backups are never deleted by retention.'));
-  out.push(line('failed_keep_days', retention.failedKeepDays, 'Failed records older than this many days are removed (0 keeps them).'));
-
-  if (config.schedules.length > 0) {
-    out.push(
-      [
-        '',
-        '# Schedules. cron: minute hour day-of-month month day-of-week, in `timezone`; when both day',
-        '# fields are restricted a day matches either (as cron does). retention_class: hourly, daily,',
-        '# weekly, monthly or manual. targets: all (every type in [backup.scope]), services, dedicated,',
-        '# templates, config, controller_config, database, state, state_sync.',
-        '',
-      ].join('\n'),
-    );
-    for (const s of config.schedules) {
-      out.push('[[backup.schedules]]\n', line('name', s.name), line('cron', s.cron), line('retention_class', s.retentionClass), line('targets', s.targets), '\n');
-    }
-  }
-  return `${out.join('').trimEnd()}\n`;
+  return renderToml(BackupFileSchema, BACKUP_TOML_TEXT, { backup: { ...config, excludes: { patterns: config.excludes } } });
 }
 
 /**
