@@ -1,4 +1,6 @@
-import { Type as T, type TBoolean, type TInteger, type TObject } from '@sinclair/typebox';
+import { Type as T, type Static, type TBoolean, type TInteger, type TObject } from '@sinclair/typebox';
+import type { FileText } from '../../config/unit/file-text';
+import { renderToml } from '../../config/unit/render';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { parseClock, parseDay, type ScheduleRule } from './schedule';
 import { isValidTimeZone, type Weekday } from './zoned';
@@ -190,42 +192,66 @@ export function parseScalingConfig(text: string, group: string, machineZone: str
   }
 }
 
-/** The file written for a group that has none: every key with its default and a comment, and an example rule left commented out. */
+/** A group's settings as its file holds them (the rules' keys spelt as the file spells them). */
+export function scalingFileValue(config: GroupScalingConfig): Static<typeof ScalingFileSchema> {
+  return {
+    schedule: {
+      enabled: config.enabled,
+      timezone: config.timezone,
+      rules: config.rules.map((r) => ({ name: r.name, days: [...r.days], from: r.from, to: r.to, min_instances: r.minInstances, ...(r.maxInstances === null ? {} : { max_instances: r.maxInstances }) })),
+    },
+    warmup: { enabled: config.warmup.enabled, lead_time_minutes: config.warmup.leadTimeMinutes },
+    prediction: { enabled: config.prediction.enabled, percentile: config.prediction.percentile },
+  };
+}
+
+/**
+ * The words of a group's file around its keys (ScalingFileSchema has the keys, limits and
+ * defaults); the header names the group. An empty rule list is left out, an example rule in its
+ * place as a comment.
+ */
+const scalingText = (group: string): FileText<typeof ScalingFileSchema> => ({
+  header: [
+    `Smart scaling of group "${group}": a timetable that raises the group's minimum, warm-up`,
+    "ahead of it, and predictions from the group's own player history. svc keeps this file when",
+    'the group is deleted. Apply changes with `scaling reload` (or a config reload).',
+  ],
+  keys: {
+    schedule: {
+      keys: {
+        enabled: ['Off until you turn it on. While a rule is in force the group never runs fewer than its', 'min_instances: the autoscaler refills up to it and its idle scale-down stops above it.'],
+        timezone: ["The zone the rules' days and times are in (IANA name). Default: this machine's zone."],
+        rules: {
+          comment: [
+            'A rule opens on each listed day at `from` and closes at `to`; when `to` is not after',
+            '`from` it closes the next day (a FRI 22:00-02:00 rule covers Saturday 01:00). When rules',
+            'overlap, the highest min_instances wins. Days: MON..SUN or MONDAY..SUNDAY.',
+            '',
+            '[[schedule.rules]]',
+            'name = "evening"',
+            'days = ["FRI", "SAT"]',
+            'from = "18:00"',
+            'to = "23:30"',
+            'min_instances = 3',
+            "max_instances = 8        # optional: the group's maximum while the rule is in force",
+          ],
+          whenEmpty: 'left out',
+        },
+      },
+    },
+    warmup: { intro: ['Start what a rule needs this many minutes before it opens, so servers are READY in time.'] },
+    prediction: {
+      intro: ['Raise the minimum ahead of time from the same weekday and hour over the last 4 weeks of', "this group's history (a high percentile of the player count, rounded up to instances)."],
+    },
+  },
+});
+
+/** A group's file with `config`'s settings and the words around them. */
+export function renderScalingToml(config: GroupScalingConfig): string {
+  return renderToml(ScalingFileSchema, scalingText(config.group), scalingFileValue(config));
+}
+
+/** The file written for a group that has none: its defaults (schedule off), commented, an example rule left commented out. */
 export function renderDefaultScalingConfig(group: string, machineZone: string): string {
-  return [
-    `# Smart scaling of group "${group}": a timetable that raises the group's minimum, warm-up`,
-    '# ahead of it, and predictions from the group\'s own player history. svc keeps this file when',
-    '# the group is deleted. Apply changes with `scaling reload` (or a config reload).',
-    '',
-    '[schedule]',
-    '# Off until you turn it on. While a rule is in force the group never runs fewer than its',
-    '# min_instances: the autoscaler refills up to it and its idle scale-down stops above it.',
-    'enabled = false',
-    `# The zone the rules' days and times are in (IANA name). Default: this machine's zone.`,
-    `timezone = ${JSON.stringify(machineZone)}`,
-    '',
-    '# A rule opens on each listed day at `from` and closes at `to`; when `to` is not after',
-    '# `from` it closes the next day (a FRI 22:00-02:00 rule covers Saturday 01:00). When rules',
-    '# overlap, the highest min_instances wins. Days: MON..SUN or MONDAY..SUNDAY.',
-    '#',
-    '# [[schedule.rules]]',
-    '# name = "evening"',
-    '# days = ["FRI", "SAT"]',
-    '# from = "18:00"',
-    '# to = "23:30"',
-    '# min_instances = 3',
-    '# max_instances = 8        # optional: the group\'s maximum while the rule is in force',
-    '',
-    '[warmup]',
-    '# Start what a rule needs this many minutes before it opens, so servers are READY in time.',
-    'enabled = true',
-    `lead_time_minutes = ${DEFAULT_LEAD_TIME_MINUTES}`,
-    '',
-    '[prediction]',
-    '# Raise the minimum ahead of time from the same weekday and hour over the last 4 weeks of',
-    '# this group\'s history (a high percentile of the player count, rounded up to instances).',
-    'enabled = false',
-    `percentile = ${DEFAULT_PERCENTILE}`,
-    '',
-  ].join('\n');
+  return renderScalingToml(defaultScalingConfig(group, machineZone));
 }
