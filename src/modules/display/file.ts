@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { stringify } from 'smol-toml';
-import { toFileKeys, toSnake } from '../../config/unit/respell';
+import type { FileText } from '../../config/unit/file-text';
+import { renderToml } from '../../config/unit/render';
+import { toSnake } from '../../config/unit/respell';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { typesOnly } from '../../config/unit/types-only';
 import { describeSchema, showValue } from '../../describe-schema';
 import { defaultSettings } from './defaults';
 import { overlaySettings } from './merge';
-import { DisplaySettingsSchema, type DisplaySettings } from './model';
+import { DisplaySchema, DisplaySettingsSchema, type DisplaySettings } from './model';
 import { firstProblem, tomlKey } from './rules';
 
 /**
@@ -24,20 +25,27 @@ const FileSchema = Type.Object({
   display: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), ...typesOnly(DisplaySettingsSchema).properties })),
 });
 
-const HEADER = [
-  '# Display of one group: server-selector signs and NPCs, read by the svc display plugin.',
-  '# Placeholders: {name} {players} {max_players} {state} {servers} {target}; `||` separates',
-  '# NPC hologram animation frames. After editing by hand, run POST /api/reload.',
-  '',
-].join('\n');
+/**
+ * The file's shape: `[display]` with the group's name and every setting (snake_case on disk).
+ * What it is rendered from; it is read against FileSchema above (every key optional).
+ */
+const DisplayFileSchema = Type.Object({ display: DisplaySchema });
+
+/** The file's words: a header above the settings, which carry none of their own. */
+const DISPLAY_TOML_TEXT: FileText<typeof DisplayFileSchema> = {
+  header: [
+    'Display of one group: server-selector signs and NPCs, read by the svc display plugin.',
+    'Placeholders: {name} {players} {max_players} {state} {servers} {target}; `||` separates',
+    'NPC hologram animation frames. After editing by hand, run POST /api/reload.',
+  ],
+  spelling: 'snake_case',
+  blankAtEnd: true,
+};
 
 /** The file: the header, then `[display]` with the group's name and every setting, snake_case, in the schema's order. */
 export function renderDisplayToml(groupName: string, s: DisplaySettings): string {
-  const settings = toFileKeys(DisplaySettingsSchema, s);
-  return `${HEADER}\n${stringify({ display: { name: groupName, ...(isTable(settings) ? settings : {}) } })}\n`;
+  return renderToml(DisplayFileSchema, DISPLAY_TOML_TEXT, { display: { name: groupName, ...s } });
 }
-
-const isTable = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export type ParsedDisplay = { ok: true; settings: DisplaySettings } | { ok: false; problem: string };
 
