@@ -1,8 +1,9 @@
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { ApiError } from '../../errors';
 import { Type, type Static } from '@sinclair/typebox';
-import { stringify } from 'smol-toml';
 import { DocumentProblem, documentPath, readDocument, TOML_SPELLING } from '../../config/unit/document';
+import type { FileText } from '../../config/unit/file-text';
+import { renderToml } from '../../config/unit/render';
 import { parseTomlText, TomlSyntaxError } from '../../config/unit/toml-syntax';
 import { writeFileAtomic } from '../../config/write';
 import { showValue } from '../../describe-schema';
@@ -49,13 +50,22 @@ export const MessagesSchema = Type.Object(templateFields(true));
 export const MessagesUpdateSchema = closedObject(Type.Partial(Type.Object(templateFields(false))).properties);
 export type MessagesUpdate = Static<typeof MessagesUpdateSchema>;
 
-const HEADER = [
-  '# What players see when punished. Placeholders: {type} {target} {issuer} {reason}',
-  '# {duration} and {remaining} (time left: 7d 12h 5m, 30s, permanent) {expires} (ISO-8601 or never).',
-  '# `&` colour codes (&c, &l, ...) become § codes. PUT /api/punishments/messages changes them live;',
-  '# edits made here by hand are read when the controller starts.',
-  '',
-].join('\n');
+/** The file's words: a header above the templates, which carry none of their own. */
+const MESSAGES_TOML_TEXT: FileText<typeof MessagesSchema> = {
+  header: [
+    'What players see when punished. Placeholders: {type} {target} {issuer} {reason}',
+    '{duration} and {remaining} (time left: 7d 12h 5m, 30s, permanent) {expires} (ISO-8601 or never).',
+    '`&` colour codes (&c, &l, ...) become § codes. PUT /api/punishments/messages changes them live;',
+    'edits made here by hand are read when the controller starts.',
+  ],
+  blankAfterHeader: false,
+  blankAtEnd: true,
+};
+
+/** The file's text: every template under the header; readMessages gives them back. */
+export function renderMessagesToml(templates: MessageTemplates): string {
+  return renderToml(MessagesSchema, MESSAGES_TOML_TEXT, templates);
+}
 
 /** Values a template is filled with. */
 export interface MessageValues {
@@ -127,7 +137,7 @@ export function writeMessages(file: string, templates: MessageTemplates, previou
     if (!statSync(file).isFile()) throw new ApiError('SERVICE_UNAVAILABLE', 'config/modules/punishments/messages.toml is not a regular file, so the templates cannot be saved; remove it and send them again');
     copyFileSync(file, `${file}.broken`);
   }
-  writeFileAtomic(file, `${HEADER}${stringify(templates)}\n`);
+  writeFileAtomic(file, renderMessagesToml(templates));
 }
 
 /** The templates in use, and the one place they change. */
