@@ -33,7 +33,8 @@ export interface SectionsFileOptions<S extends SectionsSchema> {
  * (svc.toml, agent.toml, each module's `config/modules/<id>/<id>.toml`) goes through.
  * - reading fills defaults, warns of unknown keys and throws a ConfigError naming the file,
  *   the key and what was expected (`parse`, `read`, `load`);
- * - a missing file is written with every key, its default and its description (`ensure`);
+ * - a missing file is written with every key at its default, commented: the file's words
+ *   (`text`) or each key's description (`ensure`, `render`);
  * - a change rewrites only the keys named, keeping every comment, atomically (`patch`).
  * Values come back as `Static<typeof schema>`: callers never cast.
  */
