@@ -199,6 +199,7 @@ export const PackhostSection = T.Object({
 });
 
 export const DashboardSection = T.Object({
+  enabled: Bool(true, 'serve the web dashboard at / from this executable (the API is unaffected)'),
   public_url: Str('', 'public URL of the dashboard (magic links, CORS hint)'),
 });
 

@@ -194,6 +194,7 @@ export const SVC_TOML_TEXT: FileText<typeof ConfigSchema> = {
     },
     dashboard: {
       keys: {
+        enabled: ['Serve the web dashboard at http://<api address>/ (false: only the API answers).'],
         public_url: ['Public URL of the dashboard (magic links).'],
       },
     },

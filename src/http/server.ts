@@ -14,6 +14,7 @@ import { errorRenderer } from './render-error';
 import { acknowledgedWrites } from '../storage/write-scope';
 import { RequestMetrics, UNMATCHED_ROUTE } from './request-metrics';
 import { splitUrl } from './request';
+import { mountDashboard } from '../dashboard/mount';
 import { DEFAULT_BODY_LIMIT, type AnyRoute, type SocketSpec } from './route';
 import { SERVER_BODY_CEILING, type ApiHandler } from './api-handler';
 
@@ -123,6 +124,7 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
 
   for (const route of options.routes) mountRoute(app, route);
   for (const socket of options.sockets) hub.mount(app, socket, (request, params) => admit({ kind: 'socket', socket }, request, params));
+  if (config.dashboard.enabled) mountDashboard(app, (request) => admit(undefined, request));
 
   function mountRoute(target: typeof app, route: AnyRoute): void {
     const endpoint: Endpoint = { kind: 'route', route };

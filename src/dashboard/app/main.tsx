@@ -1,0 +1,42 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { QueryClient, QueryClientProvider } from '@tanstack/preact-query';
+import { Route, Switch } from 'wouter-preact';
+import { onSignedOut, storedToken } from './api';
+import { Login } from './login';
+import { Shell } from './shell';
+import { Overview } from './pages/overview';
+
+const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+
+function App() {
+  const [signedIn, setSignedIn] = useState(storedToken() !== null);
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(
+    () =>
+      onSignedOut((reason) => {
+        queries.clear();
+        setNotice(reason);
+        setSignedIn(false);
+      }),
+    [],
+  );
+  if (!signedIn) return <Login notice={notice} onSignedIn={() => setSignedIn(true)} />;
+  return (
+    <Shell>
+      <Switch>
+        <Route path="/" component={Overview} />
+        <Route>
+          <p>This page comes with the next dashboard release.</p>
+        </Route>
+      </Switch>
+    </Shell>
+  );
+}
+
+render(
+  <QueryClientProvider client={queries}>
+    <App />
+  </QueryClientProvider>,
+  document.getElementById('root')!,
+);

@@ -1,0 +1,49 @@
+import type { DashboardFiles } from './types';
+
+/**
+ * What a browser may do with the dashboard's page: scripts, styles, images and connections
+ * (the API, its WebSockets) of this origin only, nothing inline, never inside another site's
+ * frame. The app needs nothing else: no CDN, no web font, no telemetry.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** An asset's name holds its content hash: a browser may keep it for a year without asking again. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * The answer for a dashboard path: an asset under /assets/ (404 when there is none by that
+ * name), else the app's page, which routes in the browser. Undefined for an unknown asset.
+ */
+export function dashboardAnswer(files: DashboardFiles, pathname: string): Response | undefined {
+  if (pathname.startsWith('/assets/')) {
+    const asset = files.assets.get(pathname);
+    if (!asset) return undefined;
+    return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' } });
+  }
+  return new Response(files.index, {
+    headers: {
+      'content-type': 'text/html;charset=utf-8',
+      // The page names the current assets: always asked again, so an update is seen at once.
+      'cache-control': 'no-cache',
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+    },
+  });
+}
+
+/** Paths the dashboard answers: everything but the API's. */
+export function isDashboardPath(pathname: string): boolean {
+  return pathname !== '/api' && !pathname.startsWith('/api/');
+}

@@ -1,0 +1,113 @@
+/**
+ * The dashboard served by the controller (issue 41, part 1): the page at / and at every path
+ * outside /api/, its assets under /assets/ with content hashes and a year's caching, a strict
+ * Content-Security-Policy, nothing from another origin; the API untouched; [dashboard]
+ * enabled = false turns it off. Run from source, the controller builds the app at the first
+ * request (test/e2e/dashboard-binary.test.ts checks the copy embedded in the executable).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readJson, startController, type TestController } from '../support/controller';
+
+let c: TestController;
+beforeAll(async () => {
+  c = await startController();
+});
+afterAll(() => c.stop());
+
+const get = (path: string, init: RequestInit = {}) => fetch(`${c.url}${path}`, init);
+
+/** The src and href attributes of the page: what the browser will load. */
+function referencesOf(html: string): string[] {
+  return [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+}
+
+describe('the page', () => {
+  test('GET / is the app: HTML, a strict policy, no inline script, asked again on every load', async () => {
+    const page = await get('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html;charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const policy = page.headers.get('content-security-policy') ?? '';
+    for (const rule of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]) expect(policy).toContain(rule);
+    expect(policy).not.toContain('unsafe-inline');
+    const html = await page.text();
+    expect(html).toContain('<div id="root">');
+    // Every script has a src (nothing inline for the policy to refuse).
+    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\ssrc="/);
+    expect((html.match(/<script\b/g) ?? []).length).toBeGreaterThan(0);
+  });
+
+  test('every path outside /api/ is the same page (the app routes in the browser)', async () => {
+    const root = await (await get('/')).text();
+    for (const path of ['/services', '/services/Lobby-1', '/groups?x=1', '/profile']) {
+      const page = await get(path);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toBe(root);
+    }
+  });
+
+  test('HEAD / answers the headers without a body', async () => {
+    const head = await get('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/html;charset=utf-8');
+    expect(await head.text()).toBe('');
+  });
+});
+
+describe('the assets', () => {
+  test('the page loads only this origin’s /assets/, each named by its hash and cached for a year', async () => {
+    const refs = referencesOf(await (await get('/')).text());
+    expect(refs.length).toBeGreaterThanOrEqual(2); // the script and the stylesheet
+    const types = new Set<string>();
+    for (const ref of refs) {
+      expect(ref).toMatch(/^\/assets\/[\w.-]+-[a-z0-9]{8}\.(js|css)$/);
+      const asset = await get(ref);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
+      types.add(asset.headers.get('content-type')!.split(';')[0]!);
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    expect([...types].sort()).toEqual(['text/css', 'text/javascript']);
+  });
+
+  test('the app’s code names no other origin (no CDN, no web font, no telemetry)', async () => {
+    for (const ref of referencesOf(await (await get('/')).text())) {
+      const text = await (await get(ref)).text();
+      expect(text).not.toMatch(/https?:\/\/(?!www\.w3\.org\/)[a-z0-9.-]+\.[a-z]{2,}/i);
+    }
+  });
+
+  test('an asset that does not exist is ROUTE_NOT_FOUND, not the page', async () => {
+    const missing = await get('/assets/nothing-12345678.js');
+    expect(missing.status).toBe(404);
+    expect((await readJson(missing)).error).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('the API is untouched', () => {
+  test('API routes answer as before; an unknown /api/ path is still ROUTE_NOT_FOUND', async () => {
+    expect((await readJson(await get('/api/health'))).status).toBe('ok');
+    for (const path of ['/api/nothing-here', '/api', '/api/services/x/start']) {
+      const answer = await get(path);
+      expect(answer.status).toBe(404);
+      expect((await readJson(answer)).error).toBe('ROUTE_NOT_FOUND');
+    }
+  });
+});
+
+describe('[dashboard] enabled = false', () => {
+  test('nothing is served outside the API', async () => {
+    const off = await startController({ toml: '[dashboard]\nenabled = false\n' });
+    try {
+      for (const path of ['/', '/services', '/assets/x-12345678.js']) {
+        const answer = await fetch(`${off.url}${path}`);
+        expect(answer.status).toBe(404);
+        expect((await readJson(answer)).error).toBe('ROUTE_NOT_FOUND');
+      }
+      expect((await fetch(`${off.url}/api/health`)).status).toBe(200);
+    } finally {
+      await off.stop();
+    }
+  });
+});
