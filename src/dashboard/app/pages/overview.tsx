@@ -28,6 +28,13 @@ export function Overview() {
       <table>
         <thead><tr><th>Group</th><th>Instances</th><th>Players</th><th>Software</th></tr></thead>
         <tbody>
+          {s.groups.length === 0 && (
+            <tr>
+              <td colSpan={4} class="empty">
+                No groups yet.
+              </td>
+            </tr>
+          )}
           {s.groups.map((g) => (
             <tr key={g.name}>
               <td>{g.name}{g.quarantined && <span class="badge">quarantined</span>}</td>
