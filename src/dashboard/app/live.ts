@@ -1,0 +1,88 @@
+/**
+ * The controller's live events (/api/events) for every page, over one WebSocket shared by all
+ * listeners. A browser cannot set headers on a socket and a token must never sit in a URL, so
+ * each connection first fetches a single-use `wt_` ticket (GET /api/ws-ticket for a token
+ * sign-in) and passes that in ?token=. A dropped connection comes back by itself (1 s, 2 s, …
+ * up to 10 s); `onReconnect` listeners hear it, so a page reloads what it may have missed.
+ */
+import { api } from './api';
+
+/** One frame of /api/events: the spec's event (its data values are strings). */
+export interface LiveEvent {
+  type: string;
+  timestamp: string;
+  data: Record<string, string>;
+}
+
+type EventListener = (event: LiveEvent) => void;
+
+const listeners = new Set<EventListener>();
+const reconnectListeners = new Set<() => void>();
+let socket: WebSocket | null = null;
+let retryMs = 1_000;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let everOpened = false;
+
+/** Hears every event until the returned function is called; the socket closes with the last listener. */
+export function onLiveEvent(listener: EventListener): () => void {
+  listeners.add(listener);
+  if (listeners.size === 1) connect();
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0) disconnect();
+  };
+}
+
+/** Called after the socket came back from a drop (not at the first connection). */
+export function onReconnect(listener: () => void): () => void {
+  reconnectListeners.add(listener);
+  return () => reconnectListeners.delete(listener);
+}
+
+async function connect(): Promise<void> {
+  clearTimeout(retryTimer);
+  let ticket: string;
+  try {
+    ticket = (await api<{ ticket: string }>('/api/ws-ticket')).ticket;
+  } catch {
+    return scheduleRetry();
+  }
+  if (listeners.size === 0) return;
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const ws = new WebSocket(`${scheme}//${location.host}/api/events?token=${encodeURIComponent(ticket)}`);
+  socket = ws;
+  ws.onopen = () => {
+    retryMs = 1_000;
+    if (everOpened) for (const listener of reconnectListeners) listener();
+    everOpened = true;
+  };
+  ws.onmessage = (message) => {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(String(message.data));
+    } catch {
+      return;
+    }
+    const event = frame as Partial<LiveEvent>;
+    if (typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) return; // heartbeats and the like
+    for (const listener of listeners) listener(event as LiveEvent);
+  };
+  ws.onclose = () => {
+    if (socket !== ws) return;
+    socket = null;
+    if (listeners.size > 0) scheduleRetry();
+  };
+}
+
+function scheduleRetry(): void {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(() => void connect(), retryMs);
+  retryMs = Math.min(retryMs * 2, 10_000);
+}
+
+function disconnect(): void {
+  clearTimeout(retryTimer);
+  const ws = socket;
+  socket = null;
+  ws?.close();
+}
