@@ -6,6 +6,9 @@ import { onSignedOut, storedToken } from './api';
 import { Login } from './login';
 import { Shell } from './shell';
 import { Overview } from './pages/overview';
+import { Services } from './pages/services';
+import { Groups } from './pages/groups';
+import { Dedicated } from './pages/dedicated';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -26,6 +29,9 @@ function App() {
     <Shell>
       <Switch>
         <Route path="/" component={Overview} />
+        <Route path="/services" component={Services} />
+        <Route path="/groups" component={Groups} />
+        <Route path="/dedicated" component={Dedicated} />
         <Route>
           <p>This page comes with the next dashboard release.</p>
         </Route>
