@@ -2,8 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { DashboardSessions } from '../module-services';
 import { TENANT_TOKEN_PREFIX, type TenantDirectory } from '../tenancy/identity';
 import { authorize, type Access, type Verdict } from './access';
-import { isPrincipal, NO_SCOPES, sessionPrincipal, tenantPrincipal, type Identification } from './principal';
+import { isPrincipal, NO_SCOPES, sessionPrincipal, tenantPrincipal, type Identification, type Principal } from './principal';
 import { SERVICE_SCOPES } from './scopes';
+import { Tickets } from './tickets';
 import { deriveServiceToken, digest, NODE_TOKEN_PREFIX, Secret, TICKET_PREFIX } from './secrets';
 
 /** The JWT library loads with the first JWT minted or checked, not at start. */
@@ -43,6 +44,8 @@ export class Authenticator {
   private tenants: TenantDirectory | undefined;
   /** The enrolled nodes' secrets (none without a cluster). */
   private nodes: NodeDirectory | undefined;
+  /** `wt_` tickets minted by API-token holders (GET /api/ws-ticket); sessions' are the auth module's. */
+  private readonly tokenTickets = new Tickets<Principal>();
 
   constructor(private readonly secrets: AuthSecrets) {
     this.serviceToken = secrets.masterToken ? deriveServiceToken(secrets.masterToken) : '';
@@ -118,14 +121,26 @@ export class Authenticator {
    */
   identifySocket(token: string | null | undefined, fromQuery = false): Identification | Promise<Identification> {
     if (token?.startsWith(TICKET_PREFIX)) {
+      // A ticket is in one book or neither: looking it up in the other spends nothing.
       const session = this.sessions()?.redeemTicket(token);
-      return session ? sessionPrincipal(session) : 'invalid';
+      if (session) return sessionPrincipal(session);
+      return this.tokenTickets.redeem(token) ?? 'invalid';
     }
     const identified = this.identify(token);
     // A URL ends up in logs and browser history: a session token there is refused (its
     // single-use ticket is what a browser puts in ?token=); machine credentials may, as the spec allows.
     if (!fromQuery) return identified;
     return identified instanceof Promise ? identified.then(refuseSessionInUrl) : refuseSessionInUrl(identified);
+  }
+
+  /**
+   * A single-use `wt_` ticket (30 s) standing for an API-token holder, for ?token= on a
+   * WebSocket: a browser signed in with a token never puts the token itself in a URL. The
+   * socket then admits exactly what the token would.
+   */
+  mintTicket(principal: Principal): { ticket: string; expiresAt: number } {
+    this.tokenTickets.sweep();
+    return this.tokenTickets.mint(principal.actor, principal);
   }
 
   private identifySession(token: string, tokenHash: string): Identification {

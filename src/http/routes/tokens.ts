@@ -26,6 +26,20 @@ const TokenResponse = t.Object({
 export function tokenRoutes(kernel: Kernel): AnyRoute[] {
   return [
     defineRoute({
+      method: 'GET',
+      path: '/api/ws-ticket',
+      auth: 'service',
+      // A dashboard session has its own: GET /api/auth/ws-ticket (auth module).
+      machineOnly: true,
+      tag: 'tokens',
+      summary: 'svc: a single-use wt_ ticket (30 s) standing for this API token, to pass as ?token= when opening a WebSocket from a browser (the token itself never goes in a URL)',
+      response: { 200: t.Object({ ticket: t.String(), expiresAt: t.Integer({ description: 'ms since the epoch' }) }) },
+      handler: ({ principal }) => {
+        if (!principal) throw new ApiError('UNAUTHORIZED', 'missing bearer token: send Authorization: Bearer <token>');
+        return kernel.auth.mintTicket(principal);
+      },
+    }),
+    defineRoute({
       method: 'POST',
       path: '/api/tokens',
       auth: 'admin',

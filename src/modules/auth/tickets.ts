@@ -1,51 +1,30 @@
-import { TICKET_PREFIX } from '../../core/auth';
-import { monotonicNow, type Clock } from '../../core/time/monotonic';
-import { randomToken } from './secrets';
+import { Tickets } from '../../core/auth/tickets';
+import type { Clock } from '../../core/time/monotonic';
 
-export const TICKET_TTL_MS = 30_000;
-/** More open tickets than this and a sweep runs before the next is minted. */
-const SWEEP_AT = 128;
-/** Open tickets one session may hold; minting another drops its oldest (a page opens three sockets). */
-export const MAX_TICKETS_PER_SESSION = 16;
+export { TICKET_TTL_MS, MAX_TICKETS_PER_OWNER as MAX_TICKETS_PER_SESSION } from '../../core/auth/tickets';
 
 /**
- * Single-use `wt_` tickets for WebSockets: a browser cannot set headers on a socket, and a
- * session token in a URL ends up in logs. A ticket stands for the session that minted it for
- * 30 seconds, and is spent by its first use (memory only; a restart voids open tickets). The 30
- * seconds are measured on the monotonic clock; the expiry handed out is wall-clock, for people.
+ * The dashboard sessions' `wt_` tickets (GET /api/auth/ws-ticket): each stands for the session
+ * (by its token's hash) that minted it, for 30 seconds, single use (core's Tickets).
  */
 export class TicketBook {
-  /** `expiresAt` in monotonic ms. */
-  private readonly open = new Map<string, { tokenHash: string; expiresAt: number }>();
-  private readonly now: Clock;
-  private readonly mono: Clock;
+  private readonly book: Tickets<string>;
 
   /** `now` is the wall clock, `monotonic` the one tickets age on; a test faking `now` alone drives both. */
   constructor(now?: Clock, monotonic?: Clock) {
-    this.now = now ?? Date.now;
-    this.mono = monotonic ?? now ?? monotonicNow;
+    this.book = new Tickets<string>(now, monotonic);
   }
 
   mint(tokenHash: string): { ticket: string; expiresAt: number } {
-    if (this.open.size >= SWEEP_AT) this.sweep();
-    const mine = [...this.open].filter(([, entry]) => entry.tokenHash === tokenHash);
-    // Map order is insertion order: the first are the oldest.
-    for (const [old] of mine.slice(0, Math.max(0, mine.length - MAX_TICKETS_PER_SESSION + 1))) this.open.delete(old);
-    const ticket = `${TICKET_PREFIX}${randomToken(24)}`;
-    this.open.set(ticket, { tokenHash, expiresAt: this.mono() + TICKET_TTL_MS });
-    return { ticket, expiresAt: this.now() + TICKET_TTL_MS };
+    return this.book.mint(tokenHash, tokenHash);
   }
 
   /** The token hash of the session behind the ticket; null when unknown, spent or too old. Spends it. */
   redeem(ticket: string): string | null {
-    const entry = this.open.get(ticket);
-    if (!entry) return null;
-    this.open.delete(ticket);
-    return entry.expiresAt > this.mono() ? entry.tokenHash : null;
+    return this.book.redeem(ticket);
   }
 
   sweep(): void {
-    const now = this.mono();
-    for (const [ticket, entry] of this.open) if (entry.expiresAt <= now) this.open.delete(ticket);
+    this.book.sweep();
   }
 }
