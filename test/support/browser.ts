@@ -51,3 +51,16 @@ export function screenshotDir(): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** Opens the dashboard and signs in with `token` through the login form; resolves on the Overview. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+}
+
+/** Whether the page scrolls sideways at its current width (the 390 px rule: it must not). */
+export async function pageScrollWidth(page: Page): Promise<number> {
+  return page.evaluate<number>('document.documentElement.scrollWidth');
+}

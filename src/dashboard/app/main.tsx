@@ -9,6 +9,8 @@ import { Overview } from './pages/overview';
 import { Services } from './pages/services';
 import { Groups } from './pages/groups';
 import { Dedicated } from './pages/dedicated';
+import { Audit } from './pages/audit';
+import { Doctor } from './pages/doctor';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -32,6 +34,8 @@ function App() {
         <Route path="/services" component={Services} />
         <Route path="/groups" component={Groups} />
         <Route path="/dedicated" component={Dedicated} />
+        <Route path="/audit" component={Audit} />
+        <Route path="/doctor" component={Doctor} />
         <Route>
           <p>This page comes with the next dashboard release.</p>
         </Route>
