@@ -11,6 +11,7 @@ import { Groups } from './pages/groups';
 import { Dedicated } from './pages/dedicated';
 import { Audit } from './pages/audit';
 import { Doctor } from './pages/doctor';
+import { Nodes } from './pages/nodes';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -36,6 +37,7 @@ function App() {
         <Route path="/dedicated" component={Dedicated} />
         <Route path="/audit" component={Audit} />
         <Route path="/doctor" component={Doctor} />
+        <Route path="/nodes" component={Nodes} />
         <Route>
           <p>This page comes with the next dashboard release.</p>
         </Route>
