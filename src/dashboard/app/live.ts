@@ -3,7 +3,7 @@
  * listeners. A browser cannot set headers on a socket and a token must never sit in a URL, so
  * each connection first fetches a single-use `wt_` ticket (GET /api/ws-ticket for a token
  * sign-in) and passes that in ?token=. A dropped connection comes back by itself (1 s, 2 s, …
- * up to 10 s); `onReconnect` listeners hear it, so a page reloads what it may have missed.
+ * up to 10 s); `onReconnect` listeners hear every opening, so a page reloads what it may have missed.
  */
 import { api } from './api';
 
@@ -21,7 +21,6 @@ const reconnectListeners = new Set<() => void>();
 let socket: WebSocket | null = null;
 let retryMs = 1_000;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
-let everOpened = false;
 
 /** Hears every event until the returned function is called; the socket closes with the last listener. */
 export function onLiveEvent(listener: EventListener): () => void {
@@ -33,7 +32,7 @@ export function onLiveEvent(listener: EventListener): () => void {
   };
 }
 
-/** Called after the socket came back from a drop (not at the first connection). */
+/** Called each time the socket opens (the first time too): a page reloads what it may have missed meanwhile. */
 export function onReconnect(listener: () => void): () => void {
   reconnectListeners.add(listener);
   return () => reconnectListeners.delete(listener);
@@ -53,8 +52,8 @@ async function connect(): Promise<void> {
   socket = ws;
   ws.onopen = () => {
     retryMs = 1_000;
-    if (everOpened) for (const listener of reconnectListeners) listener();
-    everOpened = true;
+    // Also the first time: anything published between a page's first fetch and this moment was missed.
+    for (const listener of reconnectListeners) listener();
   };
   ws.onmessage = (message) => {
     let frame: unknown;
