@@ -12,6 +12,14 @@ import { Dedicated } from './pages/dedicated';
 import { Audit } from './pages/audit';
 import { Doctor } from './pages/doctor';
 import { Nodes } from './pages/nodes';
+import { Console } from './pages/console';
+import { Files } from './pages/files';
+import { Plugins } from './pages/plugins';
+import { Performance } from './pages/performance';
+import { Stress } from './pages/stress';
+import { Settings } from './pages/settings';
+import { Profile } from './pages/profile';
+import { Service } from './pages/service';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -38,8 +46,16 @@ function App() {
         <Route path="/audit" component={Audit} />
         <Route path="/doctor" component={Doctor} />
         <Route path="/nodes" component={Nodes} />
+        <Route path="/services/:name" component={Service} />
+        <Route path="/console" component={Console} />
+        <Route path="/files" component={Files} />
+        <Route path="/plugins" component={Plugins} />
+        <Route path="/performance" component={Performance} />
+        <Route path="/stress" component={Stress} />
+        <Route path="/settings" component={Settings} />
+        <Route path="/profile" component={Profile} />
         <Route>
-          <p>This page comes with the next dashboard release.</p>
+          <p role="alert">No page here: choose one in the navigation.</p>
         </Route>
       </Switch>
     </Shell>
