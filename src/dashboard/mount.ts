@@ -10,12 +10,12 @@ import { dashboardAnswer, isDashboardPath } from './serve';
  * that does not exist, is still ROUTE_NOT_FOUND. Each request spends the public rate budget
  * (`admit`), like a path nothing answers, so a scan is slowed down the same way.
  */
-export function mountDashboard(app: AnyElysia, admit: (request: Request) => unknown): void {
+export function mountDashboard(app: AnyElysia, admit: (request: Request) => unknown, features: readonly string[] = []): void {
   const answer = async ({ request }: { request: Request }) => {
     const { pathname } = splitUrl(request.url);
     if (!isDashboardPath(pathname)) throw new NotFoundError();
     await admit(request);
-    const response = dashboardAnswer(await dashboardFiles(), pathname);
+    const response = dashboardAnswer(await dashboardFiles(), pathname, features);
     if (!response) throw new NotFoundError();
     return response;
   };

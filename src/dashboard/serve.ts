@@ -25,13 +25,13 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * The answer for a dashboard path: an asset under /assets/ (404 when there is none by that
  * name), else the app's page, which routes in the browser. Undefined for an unknown asset.
  */
-export function dashboardAnswer(files: DashboardFiles, pathname: string): Response | undefined {
+export function dashboardAnswer(files: DashboardFiles, pathname: string, features: readonly string[] = []): Response | undefined {
   if (pathname.startsWith('/assets/')) {
     const asset = files.assets.get(pathname);
     if (!asset) return undefined;
     return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' } });
   }
-  return new Response(files.index, {
+  return new Response(pageWith(files, features), {
     headers: {
       'content-type': 'text/html;charset=utf-8',
       // The page names the current assets: always asked again, so an update is seen at once.
@@ -46,4 +46,23 @@ export function dashboardAnswer(files: DashboardFiles, pathname: string): Respon
 /** Paths the dashboard answers: everything but the API's. */
 export function isDashboardPath(pathname: string): boolean {
   return pathname !== '/api' && !pathname.startsWith('/api/');
+}
+
+const pages = new WeakMap<DashboardFiles, Map<string, string>>();
+
+/**
+ * The app's page telling the app what this controller offers before anyone signs in (a
+ * `<meta name="svc-features">`: `auth` when the auth module's game-account sign-in is served),
+ * so the login shows only what works. Worked out once per build of the files and set of features.
+ */
+function pageWith(files: DashboardFiles, features: readonly string[]): string {
+  const content = features.filter((f) => /^[a-z-]+$/.test(f)).join(' ');
+  let byFeatures = pages.get(files);
+  if (!byFeatures) pages.set(files, (byFeatures = new Map()));
+  let page = byFeatures.get(content);
+  if (page === undefined) {
+    page = files.index.replace('</head>', `<meta name="svc-features" content="${content}" /></head>`);
+    byFeatures.set(content, page);
+  }
+  return page;
 }

@@ -124,7 +124,9 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
 
   for (const route of options.routes) mountRoute(app, route);
   for (const socket of options.sockets) hub.mount(app, socket, (request, params) => admit({ kind: 'socket', socket }, request, params));
-  if (config.dashboard.enabled) mountDashboard(app, (request) => admit(undefined, request));
+  // The game-account sign-in is offered when the auth module serves it.
+  const dashboardFeatures = options.routes.some((r) => r.path === '/api/auth/consume-challenge') ? ['auth'] : [];
+  if (config.dashboard.enabled) mountDashboard(app, (request) => admit(undefined, request), dashboardFeatures);
 
   function mountRoute(target: typeof app, route: AnyRoute): void {
     const endpoint: Endpoint = { kind: 'route', route };

@@ -39,13 +39,13 @@ describe('sign-in and the shell', () => {
     await page.getByLabel('API token').fill('not-the-token');
     problems.expect(/^401 GET \/api\/status$/);
     problems.expect(/status of 401/);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('bearer token is not valid');
     expect(await page.evaluate(() => localStorage.getItem('svc.token'))).toBeNull();
 
     await page.getByLabel('API token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Browser Network' }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Pages' });
     for (const name of PAGES) expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1);
@@ -72,7 +72,7 @@ describe('sign-in and the shell', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(screenshotDir(), 'login-390.png'), fullPage: true });
     await page.getByLabel('API token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Browser Network' }).waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(screenshotDir(), 'overview-390.png'), fullPage: true });

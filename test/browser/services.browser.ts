@@ -85,7 +85,7 @@ describe('the Services page', () => {
     const problems = new PageProblems(page);
     await page.goto(`${url}/services`);
     await page.getByLabel('API token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Services', exact: true }).waitFor();
     await page.getByText('No services match.').waitFor();
 
@@ -180,7 +180,7 @@ describe('the Services page', () => {
     const problems = new PageProblems(page);
     await page.goto(`${url}/services`);
     await page.getByLabel('API token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const groupForm = page.getByRole('form', { name: 'Start from a group' });
     await groupForm.getByRole('combobox').selectOption('Crashy');
     await groupForm.getByRole('button', { name: 'Start', exact: true }).click();

@@ -46,6 +46,10 @@ describe('the page', () => {
     }
   });
 
+  test('the page says which sign-ins this controller offers: the auth module’s game-account one here', async () => {
+    expect(await (await get('/')).text()).toContain('<meta name="svc-features" content="auth" />');
+  });
+
   test('HEAD / answers the headers without a body', async () => {
     const head = await get('/', { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -108,6 +112,18 @@ describe('[dashboard] enabled = false', () => {
       expect((await fetch(`${off.url}/api/health`)).status).toBe(200);
     } finally {
       await off.stop();
+    }
+  });
+});
+
+describe('without the auth module', () => {
+  test('the page offers no game-account sign-in', async () => {
+    const bare = await startController({ modules: [] });
+    try {
+      const html = await (await fetch(`${bare.url}/`)).text();
+      expect(html).toContain('<meta name="svc-features" content="" />');
+    } finally {
+      await bare.stop();
     }
   });
 });

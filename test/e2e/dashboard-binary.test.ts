@@ -29,7 +29,9 @@ describe('the dashboard in the executable', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await page.text();
     const source = await buildDashboard();
-    expect(html).toBe(source.index);
+    // The page is the built one, telling the app what this controller offers (the auth module's sign-in).
+    expect(html).toContain('<meta name="svc-features" content="auth" />');
+    expect(html.replace('<meta name="svc-features" content="auth" />', '')).toBe(source.index);
     const refs = [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThanOrEqual(2);
     for (const ref of refs) {

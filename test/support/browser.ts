@@ -56,7 +56,7 @@ export function screenshotDir(): string {
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(`${url}/`);
   await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Pages' }).waitFor();
 }
 

@@ -28,13 +28,23 @@ export function storedToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
-export function storeToken(token: string): void {
+/** How the operator signed in: an API token, or a game account's dashboard session (auth module). */
+export type SignInKind = 'token' | 'session';
+const KIND_KEY = 'svc.signin';
+
+export function storeToken(token: string, kind: SignInKind = 'token'): void {
   localStorage.setItem(TOKEN_KEY, token);
+  localStorage.setItem(KIND_KEY, kind);
+}
+
+export function signInKind(): SignInKind {
+  return localStorage.getItem(KIND_KEY) === 'session' ? 'session' : 'token';
 }
 
 /** Forgets the token and tells the shell why (shown on the login page). */
 export function signOut(reason: string): void {
   localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(KIND_KEY);
   for (const listener of signedOutListeners) listener(reason);
 }
 
@@ -45,6 +55,7 @@ export function onSignedOut(listener: SignedOutListener): () => void {
 
 /** A request to the API; JSON in and out. Throws ApiFailure with the spec's code and message. */
 export async function api<T>(path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<T> {
+  // token '' sends none (the public sign-in routes); undefined sends the stored one.
   const token = init.token ?? storedToken();
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;

@@ -1,11 +1,11 @@
 /**
  * The controller's live events (/api/events) for every page, over one WebSocket shared by all
  * listeners. A browser cannot set headers on a socket and a token must never sit in a URL, so
- * each connection first fetches a single-use `wt_` ticket (GET /api/ws-ticket for a token
- * sign-in) and passes that in ?token=. A dropped connection comes back by itself (1 s, 2 s, …
+ * each connection first fetches a single-use `wt_` ticket (socketTicket) and passes that in
+ * ?token=. A dropped connection comes back by itself (1 s, 2 s, …
  * up to 10 s); `onReconnect` listeners hear every opening, so a page reloads what it may have missed.
  */
-import { api } from './api';
+import { api, signInKind } from './api';
 
 /** One frame of /api/events: the spec's event (its data values are strings). */
 export interface LiveEvent {
@@ -21,6 +21,14 @@ const reconnectListeners = new Set<() => void>();
 let socket: WebSocket | null = null;
 let retryMs = 1_000;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * A single-use `wt_` ticket for ?token= on any of the API's WebSockets: a session's comes from
+ * the auth module (GET /api/auth/ws-ticket), an API token's from core (GET /api/ws-ticket).
+ */
+export async function socketTicket(): Promise<string> {
+  return (await api<{ ticket: string }>(signInKind() === 'session' ? '/api/auth/ws-ticket' : '/api/ws-ticket')).ticket;
+}
 
 /** Hears every event until the returned function is called; the socket closes with the last listener. */
 export function onLiveEvent(listener: EventListener): () => void {
@@ -42,7 +50,7 @@ async function connect(): Promise<void> {
   clearTimeout(retryTimer);
   let ticket: string;
   try {
-    ticket = (await api<{ ticket: string }>('/api/ws-ticket')).ticket;
+    ticket = await socketTicket();
   } catch {
     return scheduleRetry();
   }

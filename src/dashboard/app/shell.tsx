@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
-import { signOut } from './api';
+import { api, signInKind, signOut } from './api';
 
 /** Every page of the dashboard, in the navigation's order: the link's accessible name and its path. */
 export const PAGES = [
@@ -20,13 +20,23 @@ export const PAGES = [
   ['Profile', '/profile'],
 ] as const;
 
+/** A game account's session is revoked at the controller too; an API token stays valid (it is the operator's). */
+async function endSession(): Promise<void> {
+  if (signInKind() !== 'session') return;
+  try {
+    await api('/api/auth/logout', { method: 'POST' });
+  } catch {
+    // Already ended: signing out here is all that is left.
+  }
+}
+
 export function Shell({ children }: { children: ComponentChildren }) {
   const [location] = useLocation();
   return (
     <div class="shell">
       <header>
         <strong>svc</strong>
-        <button type="button" class="link" onClick={() => signOut('You signed out.')}>
+        <button type="button" class="link" onClick={() => void endSession().finally(() => signOut('You signed out.'))}>
           Sign out
         </button>
       </header>
