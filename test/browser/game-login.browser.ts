@@ -103,6 +103,28 @@ describe('game-account sign-in', () => {
     await page.close();
   }, 60_000);
 
+  test('a session sees only the pages its nodes open; another page says which node it needs and asks nothing of the API', async () => {
+    const player = testPlayer(4, 'Dana');
+    await bringOnline(c, player);
+    await grant(c, player, ['svc.dashboard.overview']);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = new PageProblems(page);
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    await page.goto(`${url}/`);
+    await page.getByLabel('Code', { exact: true }).fill(await loginCode(c, player));
+    await page.getByRole('button', { name: 'Sign in with the code' }).click();
+    await overview(page);
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    await nav.getByRole('link', { name: 'Profile', exact: true }).waitFor();
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Profile']);
+    await page.goto(`${url}/audit`);
+    await page.getByRole('alert').filter({ hasText: 'svc.dashboard.audit.view' }).waitFor();
+    expect(asked).not.toContain('/api/audit');
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   test('a wrong code is refused in words; nothing is kept', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = new PageProblems(page);

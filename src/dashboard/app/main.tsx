@@ -5,6 +5,7 @@ import { Route, Switch } from 'wouter-preact';
 import { onSignedOut, storedToken } from './api';
 import { Login } from './login';
 import { Shell } from './shell';
+import { Guarded } from './guarded';
 import { Overview } from './pages/overview';
 import { Services } from './pages/services';
 import { Groups } from './pages/groups';
@@ -39,21 +40,21 @@ function App() {
   return (
     <Shell>
       <Switch>
-        <Route path="/" component={Overview} />
-        <Route path="/services" component={Services} />
-        <Route path="/groups" component={Groups} />
-        <Route path="/dedicated" component={Dedicated} />
-        <Route path="/audit" component={Audit} />
-        <Route path="/doctor" component={Doctor} />
-        <Route path="/nodes" component={Nodes} />
-        <Route path="/services/:name" component={Service} />
-        <Route path="/console" component={Console} />
-        <Route path="/files" component={Files} />
-        <Route path="/plugins" component={Plugins} />
-        <Route path="/performance" component={Performance} />
-        <Route path="/stress" component={Stress} />
-        <Route path="/settings" component={Settings} />
-        <Route path="/profile" component={Profile} />
+        <Route path="/">{() => <Guarded page="Overview"><Overview /></Guarded>}</Route>
+        <Route path="/services">{() => <Guarded page="Services"><Services /></Guarded>}</Route>
+        <Route path="/groups">{() => <Guarded page="Groups"><Groups /></Guarded>}</Route>
+        <Route path="/dedicated">{() => <Guarded page="Dedicated"><Dedicated /></Guarded>}</Route>
+        <Route path="/audit">{() => <Guarded page="Audit"><Audit /></Guarded>}</Route>
+        <Route path="/doctor">{() => <Guarded page="Doctor"><Doctor /></Guarded>}</Route>
+        <Route path="/nodes">{() => <Guarded page="Nodes"><Nodes /></Guarded>}</Route>
+        <Route path="/services/:name">{() => <Guarded page="Services"><Service /></Guarded>}</Route>
+        <Route path="/console">{() => <Guarded page="Console"><Console /></Guarded>}</Route>
+        <Route path="/files">{() => <Guarded page="Files"><Files /></Guarded>}</Route>
+        <Route path="/plugins">{() => <Guarded page="Plugins"><Plugins /></Guarded>}</Route>
+        <Route path="/performance">{() => <Guarded page="Performance"><Performance /></Guarded>}</Route>
+        <Route path="/stress">{() => <Guarded page="Stress"><Stress /></Guarded>}</Route>
+        <Route path="/settings">{() => <Guarded page="Settings"><Settings /></Guarded>}</Route>
+        <Route path="/profile">{() => <Guarded page="Profile"><Profile /></Guarded>}</Route>
         <Route>
           <p role="alert">No page here: choose one in the navigation.</p>
         </Route>

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { api, signInKind, signOut } from './api';
+import { usePageAccess } from './access';
 
 /** Every page of the dashboard, in the navigation's order: the link's accessible name and its path. */
 export const PAGES = [
@@ -32,6 +33,7 @@ async function endSession(): Promise<void> {
 
 export function Shell({ children }: { children: ComponentChildren }) {
   const [location] = useLocation();
+  const mayOpen = usePageAccess();
   return (
     <div class="shell">
       <header>
@@ -41,7 +43,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </button>
       </header>
       <nav aria-label="Pages">
-        {PAGES.map(([name, path]) => (
+        {PAGES.filter(([name]) => mayOpen?.(name) ?? false).map(([name, path]) => (
           <Link key={path} href={path} aria-current={location === path ? 'page' : undefined}>
             {name}
           </Link>
