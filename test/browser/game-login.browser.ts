@@ -125,6 +125,26 @@ describe('game-account sign-in', () => {
     await page.close();
   }, 60_000);
 
+  test('a session ended elsewhere takes the page back to the login, saying so', async () => {
+    const player = testPlayer(5, 'Eli');
+    await bringOnline(c, player);
+    await grant(c, player, ['svc.dashboard.overview']);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = new PageProblems(page);
+    problems.expect(/^401 GET \/api\/status$/);
+    problems.expect(/status of 401/);
+    await page.goto(`${url}/`);
+    await page.getByLabel('Code', { exact: true }).fill(await loginCode(c, player));
+    await page.getByRole('button', { name: 'Sign in with the code' }).click();
+    await overview(page);
+    expect((await c.api(`/api/auth/logout-all?uuid=${player.uuid}`, { method: 'POST' })).status).toBe(200);
+    // The Overview reads the status again within 5 s: refused, the page signs out.
+    await page.getByRole('status').filter({ hasText: 'You were signed out' }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate(() => localStorage.getItem('svc.token'))).toBeNull();
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   test('a wrong code is refused in words; nothing is kept', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = new PageProblems(page);
