@@ -1,0 +1,123 @@
+/**
+ * The dashboard's budgets (issue 41): bundle sizes, the executable's growth, and how fast
+ * /services is usable with 200 services, in headless Chromium (Debian's chromium, driven by
+ * playwright-core) against the compiled binary.
+ *
+ *   bun run bench dashboard
+ *   BENCH_ROUNDS=5        page loads measured (after one discarded)
+ *   BENCH_SERVICES=200    services running while /services loads
+ *
+ * - first page: the files index.html loads (its script and stylesheet), gzipped: ≤ 250 KB;
+ * - the executable: svc now against the same build at the last commit before the dashboard
+ *   (59c72e9, built from git history): ≤ 4 MiB more;
+ * - /services with 200 READY services (a CUSTOM group of shell servers that print Paper's Done
+ *   line): first contentful paint, and "usable": the first service row shown and the main thread
+ *   quiet (no task of 50 ms or more for 1 s), measured from navigation start. Budgets ≤ 1 s
+ *   and ≤ 2 s on this 2-core machine.
+ * - console frame times at 10,000 lines/s: with the service console page (next part of the issue).
+ */
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { buildDashboard } from '../../src/dashboard/bundle';
+import { hasCommit, releasedBinary } from '../support/released-binary';
+import { launchChromium } from '../support/browser';
+import { benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, makeTempDir, median, printSetup, resolveSvcBinary, runBench } from './lib';
+
+const TOKEN = 'bench-dashboard-token-0123456789abcdef';
+const BEFORE_DASHBOARD = '59c72e9';
+const BUDGET = { firstPageGzipKB: 250, binaryGrowthMiB: 4, fcpMs: 1000, usableMs: 2000 };
+const DONE_LINE = '[12:00:00 INFO]: Done (0.100s)! For help, type "help"';
+
+runBench('dashboard', benchTimeoutMs(900), async () => {
+  const svc = await resolveSvcBinary();
+  const rounds = envNumber('BENCH_ROUNDS', 5);
+  const services = envNumber('BENCH_SERVICES', 200);
+  printSetup('dashboard: bundle, executable, /services with many services', svc, [
+    `browser    : Debian's chromium via playwright-core, headless, 1280×800`,
+    `method     : ${rounds} loads of /services (after one discarded) with ${services} READY services; medians`,
+  ]);
+  const rows: string[][] = [];
+
+  // The executable's growth.
+  if (hasCommit(BEFORE_DASHBOARD)) {
+    const before = statSync(await releasedBinary(BEFORE_DASHBOARD)).size;
+    const now = statSync(svc.path).size;
+    const growth = (now - before) / 1024 / 1024;
+    rows.push([`executable vs ${BEFORE_DASHBOARD}`, `${fixed(now / 1024 / 1024)} vs ${fixed(before / 1024 / 1024)} MiB (+${fixed(growth, 2)} MiB)`, `≤ +${BUDGET.binaryGrowthMiB} MiB`, growth <= BUDGET.binaryGrowthMiB ? 'MET' : 'MISSED']);
+  } else {
+    rows.push([`executable vs ${BEFORE_DASHBOARD}`, 'not measured: this clone lacks the commit', `≤ +${BUDGET.binaryGrowthMiB} MiB`, '']);
+  }
+
+  // /services with many services.
+  const dir = makeTempDir('svc-bench-dashboard-');
+  writeFileSync(
+    join(dir, 'svc.toml'),
+    `[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[controller]\nmax_services = ${services + 10}\nmax_memory = "1000G"\nscaling_tick_interval = 1\n[services]\nisolation = "none"\n`,
+  );
+  const controller = new Child('svc', [svc.path, '--dir', dir], { env: childEnv({ SVC_API_TOKEN: TOKEN, SVC_LOG_FORMAT: 'json' }) });
+  const listening = await controller.waitForLine((l) => (l.includes('API listening') ? l : undefined), 30_000, 'the API listening');
+  const url = `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`;
+  // Bundle: what the first page loads, as the binary serves it.
+  const index = await (await fetch(`${url}/`)).text();
+  const firstPage = [...index.matchAll(/\s(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+  let gzipped = 0;
+  let raw = 0;
+  for (const path of firstPage) {
+    const bytes = new Uint8Array(await (await fetch(url + path)).arrayBuffer());
+    raw += bytes.length;
+    gzipped += gzipSync(bytes, { level: 9 }).length;
+  }
+  rows.unshift(['first page, gzipped', `${fixed(gzipped / 1024)} KB (${fixed(raw / 1024)} KB raw, ${firstPage.length} files)`, `≤ ${BUDGET.firstPageGzipKB} KB`, gzipped / 1024 <= BUDGET.firstPageGzipKB ? 'MET' : 'MISSED']);
+  const built = await buildDashboard().catch(() => undefined);
+  const later = built ? [...built.assets.keys()].filter((p) => !firstPage.includes(p)) : undefined;
+  rows.splice(1, 0, ['loaded when first needed', later === undefined ? 'not listed (the source does not build here)' : later.length === 0 ? 'none' : `${later.length} file(s), ${fixed((await Promise.all(later.map(async (p) => gzipSync(new Uint8Array(await built!.assets.get(p)!.body.arrayBuffer()), { level: 9 }).length))).reduce((a, b) => a + b, 0) / 1024)} KB gzipped`, '', '']);
+  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
+  const group = { name: 'Bench', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: ['sh', '-c', `echo '${DONE_LINE}'; while read line; do [ "$line" = stop ] && exit 0; done`], minInstances: services, maxInstances: services, memory: "64M" };
+  const created = await api('/api/groups', { method: 'POST', body: JSON.stringify(group) });
+  if (created.status !== 201) throw new Error(`the group: ${created.status} ${await created.text()}`);
+  const deadline = performance.now() + 180_000;
+  for (;;) {
+    const list = (await (await api('/api/services?group=Bench')).json()) as { services: { state: string }[] };
+    if (list.services.filter((s) => s.state === 'READY').length >= services) break;
+    if (performance.now() > deadline) throw new Error(`only ${list.services.filter((s) => s.state === 'READY').length} of ${services} services READY after 180 s`);
+    await Bun.sleep(250);
+  }
+
+  const browser = await launchChromium();
+  const fcp: number[] = [];
+  const usable: number[] = [];
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await context.addInitScript(`localStorage.setItem('svc.token', ${JSON.stringify(TOKEN)}); window.__longTasks = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.startTime + e.duration); }).observe({ type: 'longtask', buffered: true });`);
+      const page = await context.newPage();
+      await page.goto(`${url}/services`);
+      await page.getByText('Bench-1', { exact: true }).first().waitFor({ timeout: 30_000 });
+      const shown = await page.evaluate<number>('performance.now()');
+      // Quiet: no long task for 1 s after the rows appeared.
+      let lastLong = shown;
+      for (;;) {
+        const tasks = await page.evaluate<number[]>('window.__longTasks');
+        const latest = Math.max(shown, ...tasks);
+        if (latest > lastLong) lastLong = latest;
+        if ((await page.evaluate<number>('performance.now()')) - lastLong >= 1000) break;
+        await Bun.sleep(100);
+      }
+      const paint = await page.evaluate<number>("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1");
+      if (round > 0) {
+        fcp.push(paint);
+        usable.push(lastLong);
+      }
+      console.log(`round ${round}${round === 0 ? ' (discarded)' : ''}: first contentful paint ${fixed(paint)} ms, rows shown ${fixed(shown)} ms, usable ${fixed(lastLong)} ms`);
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    controller.proc.kill('SIGKILL');
+  }
+  rows.push([`/services, ${services} services: first contentful paint`, `${fixed(median(fcp))} ms`, `≤ ${BUDGET.fcpMs} ms`, median(fcp) <= BUDGET.fcpMs ? 'MET' : 'MISSED']);
+  rows.push([`/services, ${services} services: usable`, `${fixed(median(usable))} ms`, `≤ ${BUDGET.usableMs} ms`, median(usable) <= BUDGET.usableMs ? 'MET' : 'MISSED']);
+  rows.push(['console frames at 10,000 lines/s', 'not measured yet: the service console page comes with the next part', '', '']);
+  console.log(`\n${formatTable(['what', 'measured', 'budget', ''], rows)}`);
+});
