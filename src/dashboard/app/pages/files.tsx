@@ -1,12 +1,11 @@
 /**
- * The Files page (issue 41), loaded with import() the first time it is visited: its code and
- * TanStack Virtual stay out of the bundle every page of the dashboard loads first (CodeMirror
- * is a later chunk again, loaded when a file is first opened). The page is in files/page.tsx.
- * Its styles are imported here: Bun puts CSS into the first page's stylesheet in any case.
+ * The Files page (issue 41), loaded with import() the first time it is visited: its code, its
+ * styles and TanStack Virtual stay out of what every page of the dashboard loads first
+ * (CodeMirror is a later chunk again, loaded when a file is first opened). The page is in
+ * files/page.tsx.
  */
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import './files/files.css';
 
 let loading: Promise<FunctionComponent> | undefined;
 
@@ -16,7 +15,10 @@ export function Files() {
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     let live = true;
-    loading ??= import('./files/page').then((m) => m.FilesPage);
+    loading ??= import('./files/page').then(async (m) => {
+      await m.ready;
+      return m.FilesPage;
+    });
     loading.then(
       (page) => live && setPage(() => page),
       (error: Error) => {
@@ -30,10 +32,10 @@ export function Files() {
   }, [attempt]);
   if (Page) return <Page />;
   return (
-    <section class="fm-page">
+    <section>
       <h1>Files</h1>
       {problem ? (
-        <div class="fm-refusal" role="alert">
+        <div role="alert">
           <p class="error">The Files page could not be loaded: {problem}</p>
           <button
             type="button"

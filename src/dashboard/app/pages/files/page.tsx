@@ -12,7 +12,12 @@ import { EditorView } from './editor';
 import { FolderView } from './folder';
 import { parentOf, scopeInfo } from './paths';
 import { Roots } from './roots';
+import { loadStylesheet } from './stylesheet';
 import { UploadPanel, useUploads } from './uploads';
+import filesCss from './files.css' with { type: 'file' };
+
+/** Resolves when the page's styles are in: files.tsx shows the page only then (no unstyled flash). */
+export const ready = loadStylesheet(filesCss as string);
 
 export function FilesPage() {
   const query = new URLSearchParams(useSearch());
