@@ -86,7 +86,13 @@ describe('Files', () => {
   test('browse into templates, create a folder, upload a folder of nested files and dropped files: every byte arrives', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = new PageProblems(page);
-    await openFilesPage(page);
+    const styles: string[] = [];
+    page.on('request', (r) => /\/assets\/files-[^/]*\.css$/.test(r.url()) && styles.push(r.url()));
+    await signIn(page, url, TOKEN);
+    expect(styles).toEqual([]); // the page's styles come with the page, not with the first one
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Files', exact: true }).click();
+    await page.getByRole('list', { name: 'Roots' }).waitFor();
+    expect(styles.length).toBe(1);
     await page.screenshot({ path: join(screenshotDir(), 'files-roots-1280.png'), fullPage: true });
     await page.getByRole('list', { name: 'Roots' }).getByRole('link', { name: /Templates/ }).click();
     await status(page).getByText('2 entries').waitFor();
@@ -115,12 +121,13 @@ describe('Files', () => {
     await page.getByRole('list', { name: 'Entries' }).getByRole('link', { name: 'pack', exact: true }).waitFor();
 
     // Dropped files: a drop event carrying two files, as the browser sends one.
-    const transfer = await page.evaluateHandle(() => {
+    // (A string: the tests are type-checked without the DOM's types.)
+    const transfer = await page.evaluateHandle(`(() => {
       const data = new DataTransfer();
-      data.items.add(new File(['dropped one\n'], 'drop-1.txt', { type: 'text/plain' }));
+      data.items.add(new File(['dropped one\\n'], 'drop-1.txt', { type: 'text/plain' }));
       data.items.add(new File([new Uint8Array([0, 1, 2, 255])], 'drop-2.dat'));
       return data;
-    });
+    })()`);
     await page.locator('.fm-folder').dispatchEvent('drop', { dataTransfer: transfer });
     await uploadsStatus(page).getByText(`${Object.keys(PACK).length + 2} of ${Object.keys(PACK).length + 2} uploaded — finished`).waitFor({ timeout: 30_000 });
     expect(Buffer.from((await apiBytes('lobby/drop-1.txt')) as Uint8Array).toString()).toBe('dropped one\n');
