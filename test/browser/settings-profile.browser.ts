@@ -3,11 +3,15 @@
  * name saved live (GET /api/config and the Overview's heading show it), global and group
  * maintenance switched, a whitelist entry refused in the API's words and another added, a MOTD
  * saved (GET /api/proxy/motd shows it); the Profile of a master-token sign-in and its note on
- * game-account sign-ins. Screenshots at 1280 and 390 px; nothing scrolls sideways at 390.
+ * game-account sign-ins; the Profile of a player's dashboard session (their sessions, one logged
+ * out; TOTP enrolled and confirmed with a live code). Screenshots at 1280 and 390 px; nothing
+ * scrolls sideways at 390.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateSync } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
@@ -124,6 +128,66 @@ describe('Profile', () => {
     const note = page.getByRole('note');
     expect(await note.textContent()).toContain('Sessions, two-factor codes (TOTP) and passkeys belong to game-account sign-ins');
     await page.screenshot({ path: join(screenshotDir(), 'profile-1280.png'), fullPage: true });
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+/** A dashboard session for a player, the way the game gets one: online through the bridge, an admin by a permission group, a login code consumed. */
+async function playerSessions(uuid: string, name: string, count: number): Promise<string[]> {
+  const service = createHmac('sha256', TOKEN).update('svc-service-token').digest('hex');
+  const asService = (path: string, body: unknown) => api(path, { method: 'POST', headers: { authorization: `Bearer ${service}` }, body: JSON.stringify(body) });
+  expect((await asService('/api/proxy/events', { type: 'PLAYER_CONNECTED', player: name, uuid, service: 'Lobby-1' })).status).toBe(200);
+  expect((await api('/api/permissions/groups', { method: 'POST', body: JSON.stringify({ name: 'staff' }) })).status).toBe(201);
+  expect((await api('/api/permissions/groups/staff/permissions', { method: 'POST', body: JSON.stringify({ permission: 'svc.dashboard.admin' }) })).status).toBe(200);
+  expect((await api(`/api/permissions/players/${uuid}/groups`, { method: 'POST', body: JSON.stringify({ group: 'staff' }) })).status).toBe(200);
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { code } = (await (await asService('/api/auth/generate-code', { uuid, name })).json()) as { code: string };
+    const login = await fetch(`${url}/api/auth/consume-challenge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: code }) });
+    tokens.push(((await login.json()) as { token: string }).token);
+  }
+  return tokens;
+}
+
+describe('Profile of a dashboard session', () => {
+  test('the player, their sessions (another logged out), TOTP enrolled and confirmed', async () => {
+    const uuid = '00000000-0000-4000-8000-00000000a11c';
+    const [mine, other] = await playerSessions(uuid, 'Alice', 2);
+    const asMe = async <T>(path: string) => (await (await fetch(url + path, { headers: { authorization: `Bearer ${mine}` } })).json()) as T;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems = new PageProblems(page);
+    // How the page tells a session from an API token: a route only API tokens may call refuses it.
+    problems.expect(/^403 GET \/api\/tokens\/scopes$/);
+    problems.expect(/status of 403/); // Chromium's console line for it
+    await signIn(page, url, mine!);
+    await nav(page, 'Profile');
+    await page.getByRole('definition').filter({ hasText: /^Alice$/ }).waitFor();
+    await page.getByText('No passkey yet.').waitFor();
+
+    const sessions = page.locator('section', { has: page.getByRole('heading', { name: 'Sessions' }) }).locator('tbody tr');
+    await sessions.nth(1).waitFor();
+    expect(await sessions.count()).toBe(2);
+    await sessions.filter({ hasNotText: 'this session' }).getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('status').filter({ hasText: 'That session is logged out.' }).waitFor();
+    expect(await sessions.count()).toBe(1);
+    const left = await asMe<{ sessions: { sessionId: string }[]; currentSessionId: string }>('/api/auth/my-sessions');
+    expect(left.sessions.map((s) => s.sessionId)).toEqual([left.currentSessionId]);
+    expect((await fetch(`${url}/api/auth/me`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401);
+
+    await page.getByRole('button', { name: 'Set up two-factor codes' }).click();
+    const secret = (await page.locator('code.pr-secret').textContent())!;
+    expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+    await page.screenshot({ path: join(screenshotDir(), 'profile-session-1280.png'), fullPage: true });
+    await page.getByLabel('The code your app shows').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 30_000) * 30 }));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'TOTP enabled.' }).waitFor();
+    expect((await asMe<{ enabled: boolean }>('/api/profile/totp/status')).enabled).toBe(true);
+    await page.getByLabel('A code or a recovery code').waitFor(); // now the switch-off form
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(screenshotDir(), 'profile-session-390.png'), fullPage: true });
     expect(problems.problems).toEqual([]);
     await page.close();
   }, 60_000);

@@ -19,7 +19,7 @@ interface SessionSummary {
 
 const KEY = ['profile', 'sessions'] as const;
 const METHOD = { code: 'login code', magic_link: 'magic link', passkey: 'passkey' } as const;
-const when = (ms: number) => new Date(ms).toLocaleString();
+const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
 export function Sessions() {
   const queries = useQueryClient();
@@ -34,7 +34,7 @@ export function Sessions() {
       {list.isError && <LoadFailure error={list.error} />}
       {list.data && (
         <>
-          <table class="stack">
+          <table class="stack pr-sessions">
             <thead>
               <tr><th>Signed in</th><th>Last used</th><th>Expires</th><th>From</th><th>By</th><th /></tr>
             </thead>
@@ -44,7 +44,7 @@ export function Sessions() {
                   <td data-label="Signed in">{when(s.createdAt)}</td>
                   <td data-label="Last used">{when(s.lastUsedAt)}</td>
                   <td data-label="Expires">{when(s.expiresAt)}</td>
-                  <td data-label="From" class="wrap">{[s.ip, s.userAgent].filter(Boolean).join(' · ') || '—'}</td>
+                  <td data-label="From">{[s.ip, s.userAgent].filter(Boolean).join(' · ') || '—'}</td>
                   <td data-label="By">{METHOD[s.loginMethod]}</td>
                   <td>
                     {s.sessionId === list.data.currentSessionId ? (
