@@ -157,8 +157,9 @@ describe('Profile of a dashboard session', () => {
     const asMe = async <T>(path: string) => (await (await fetch(url + path, { headers: { authorization: `Bearer ${mine}` } })).json()) as T;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = new PageProblems(page);
-    // How the page tells a session from an API token: a route only API tokens may call refuses it.
-    problems.expect(/^403 GET \/api\/tokens\/scopes$/);
+    // A session token pasted into the API token field: the sign-in tells it from an API token by
+    // the route only API tokens may call (core's socket tickets), which refuses it.
+    problems.expect(/^403 GET \/api\/ws-ticket$/);
     problems.expect(/status of 403/); // Chromium's console line for it
     await signIn(page, url, mine!);
     await nav(page, 'Profile');

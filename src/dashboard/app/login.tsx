@@ -3,6 +3,21 @@ import { api, ApiFailure, storeToken } from './api';
 import { hasFeature } from './login/features';
 import { consumeCode, consumeLink, passkeyLogin, sendLink, verifyTotp, type LoginStep } from './login/game-account';
 
+/**
+ * What a token pasted into the API token field is: an API token mints a socket ticket from core
+ * (GET /api/ws-ticket, for API tokens only); a game account's session token (pasted from
+ * another tab) is refused there, and takes its tickets from the auth module instead.
+ */
+async function kindOf(token: string): Promise<'token' | 'session'> {
+  try {
+    await api('/api/ws-ticket', { token });
+    return 'token';
+  } catch (failure) {
+    if (failure instanceof ApiFailure && failure.status === 403) return 'session';
+    throw failure;
+  }
+}
+
 const words = (failure: unknown) => (failure instanceof ApiFailure || failure instanceof Error ? failure.message : 'The controller cannot be reached.');
 
 /**
@@ -55,7 +70,7 @@ export function Login({ notice, onSignedIn }: { notice: string | null; onSignedI
     if (candidate === '') return setError('Paste the token from data/api-token.');
     void run(async () => {
       await api('/api/status', { token: candidate });
-      storeToken(candidate, 'token');
+      storeToken(candidate, await kindOf(candidate));
       onSignedIn();
     });
   };

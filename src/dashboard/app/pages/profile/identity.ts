@@ -1,11 +1,11 @@
 /**
  * Who the dashboard is signed in as. A JWT says so itself (three dot-separated parts whose middle
  * decodes to its claims: subject, scopes, expiry; read for display only, the controller checks
- * the signature). Any other token is asked: a route only an admin API token may call
- * (GET /api/tokens/scopes) answers for the master token; when it is refused, GET /api/auth/me
- * answers for a dashboard session. A master-token sign-in thus never meets a refusal here.
+ * the signature). A game account's session (how the operator signed in: api.ts signInKind) is
+ * asked GET /api/auth/me; any other token a route only an admin API token may call
+ * (GET /api/tokens/scopes), which answers for the master token. Neither meets a refusal here.
  */
-import { api, ApiFailure, storedToken } from '../../api';
+import { api, ApiFailure, signInKind, storedToken } from '../../api';
 
 export interface SessionUser {
   uuid: string;
@@ -43,6 +43,7 @@ export async function identify(): Promise<Identity> {
     const scopes = Array.isArray(claims.scopes) ? claims.scopes.filter((s): s is string => typeof s === 'string') : [];
     return { kind: 'jwt', subject: typeof claims.sub === 'string' ? claims.sub : 'jwt', scopes, expiresAt: date(claims.exp), issuedAt: date(claims.iat) };
   }
+  if (signInKind() === 'session') return { kind: 'session', user: await api<SessionUser>('/api/auth/me') };
   try {
     await api('/api/tokens/scopes');
     return { kind: 'master' };
