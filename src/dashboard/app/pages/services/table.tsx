@@ -4,6 +4,7 @@
  * becomes a card (styles.css, "Services page"), the cells labelled by their data-label.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
 import { DOWN_STATES, formatMemory, formatUptime, type Service } from './model';
 import { RowActions } from './row-actions';
 
@@ -59,7 +60,7 @@ export function ServicesTable({ services, selected, onSelect }: TableProps) {
               <input type="checkbox" aria-label={`Select ${s.name}`} checked={selected.has(s.name)} onChange={(e) => onSelect([s.name], e.currentTarget.checked)} />
             </td>
             <th scope="row" class="svc-name">
-              {s.name}
+              <Link href={`/services/${encodeURIComponent(s.name)}`}>{s.name}</Link>
             </th>
             <td data-label="Group">{s.isDedicated ? <span class="svc-tag">dedicated</span> : s.groupName}</td>
             <td data-label="State" class="svc-state">
