@@ -35,10 +35,15 @@ export interface TicketSocket {
 const CLOSE_POLICY = 1008;
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 10_000;
+/**
+ * A connection that lasted this long starts the waits again from the first; one closed sooner
+ * (a service console refused at once: the service has no process) keeps backing off.
+ */
+const STEADY_MS = 5_000;
 
 export function openTicketSocket(options: TicketSocketOptions): TicketSocket {
-  /** The open connection's way to send; null while there is none. */
-  let connection: { transport: Transport; open: boolean } | null = null;
+  /** The open connection's way to send, and when it opened; null while there is none. */
+  let connection: { transport: Transport; open: boolean; openedAt: number } | null = null;
   let closed = false;
   /** Between asking for a ticket and having a connection. */
   let opening = false;
@@ -70,13 +75,14 @@ export function openTicketSocket(options: TicketSocketOptions): TicketSocket {
     if (closed) return;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const url = `${scheme}//${location.host}${options.path}?token=${encodeURIComponent(ticket)}`;
-    const current: { transport: Transport; open: boolean } = {
+    const current: { transport: Transport; open: boolean; openedAt: number } = {
       open: false,
+      openedAt: 0,
       transport: openTransport(url, {
         open: () => {
           if (connection !== current) return;
           current.open = true;
-          retryMs = FIRST_RETRY_MS;
+          current.openedAt = performance.now();
           status({ kind: 'open' });
           options.onOpen?.((data) => current.transport.send(data));
         },
@@ -88,6 +94,7 @@ export function openTicketSocket(options: TicketSocketOptions): TicketSocket {
           if (connection !== current) return;
           connection = null;
           if (closed) return;
+          if (current.open && performance.now() - current.openedAt >= STEADY_MS) retryMs = FIRST_RETRY_MS;
           const why = reason || (code === 1006 ? 'the connection was lost' : `closed (${code})`);
           if (code === CLOSE_POLICY) return status({ kind: 'refused', reason: why });
           retry(why);
