@@ -17,11 +17,24 @@ export function ServiceConsole({ name, wake }: { name: string; wake: number }) {
   const [status, setStatus] = useState<SocketStatus>({ kind: 'connecting' });
   const socket = useRef<TicketSocket | null>(null);
 
+  /** A new connection's note is written with its first line (a socket refused at once writes none). */
+  const announce = useRef(false);
+  const noteAttached = () => {
+    if (!announce.current) return;
+    announce.current = false;
+    output.line(paint.dim(`— attached to ${plainText(name)} —`));
+  };
+
   useEffect(() => {
     const opened = openTicketSocket({
       path: servicePath(name, '/console'),
-      onOpen: () => output.line(paint.dim(`— attached to ${plainText(name)} —`)),
-      onMessage: (line) => output.line(line),
+      onOpen: () => {
+        announce.current = true;
+      },
+      onMessage: (line) => {
+        noteAttached();
+        output.line(line);
+      },
       onStatus: setStatus,
     });
     socket.current = opened;
@@ -37,6 +50,7 @@ export function ServiceConsole({ name, wake }: { name: string; wake: number }) {
 
   const run = (command: string) => {
     if (!socket.current?.send(command)) return false;
+    noteAttached();
     output.line(paint.dim(`> ${plainText(command)}`));
     return true;
   };
