@@ -5,9 +5,10 @@
  * and `stdout` log tabs, and a timeline with its start (by the API caller, from the audit log)
  * and READY; the memory and players chart (uPlot, loaded then); a restart from the page shows up
  * in the timeline with who did it and a READY heard live.
- * A server printing 25,000 lines in about a second: the page answers a round trip from the test
- * within a bound all along, the last line arrives (in the log region and on xterm's screen), and
- * a 24-bit colour is drawn without breaking the CSP. Screenshots at 1280 and 390 px. How the
+ * A server printing 25,000 lines in about a second: they come through the console's worker, the
+ * page keeps answering, the last line arrives (in the log region and on xterm's screen), and a
+ * 24-bit colour is drawn without breaking the CSP (how long the page stalls meanwhile is measured
+ * by `bun run bench dashboard`, not here). Screenshots at 1280 and 390 px. How the
  * timeline is put together from the audit log, the live events and the record is tested first,
  * without a browser.
  */
@@ -16,6 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBinaryController, svcBinary } from '../support/binary';
+import { FLOOD_LINES, floodGroup } from '../support/flood-server';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
 import { readJson, tempDir, waitFor } from '../support/controller';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
@@ -24,36 +26,7 @@ import type { ServiceRecord } from '../../src/dashboard/app/pages/service/model'
 
 const TOKEN = 'dashboard-service-page-token-0123456789abcdef';
 const LOBBY = fakePaperGroup('Lobby', { minInstances: 0, maxInstances: 1 });
-/** Lines the flood prints: five bursts of 5,000, 0.2 s apart (over 10,000 lines a second). */
-const FLOOD_LINES = 25_000;
-/**
- * A server in sh: READY at once; `flood` prints FLOOD_LINES numbered lines, a line in a 24-bit
- * colour, then `flood-end`; `stop` ends it; any other line is echoed back.
- */
-const FLOOD_SCRIPT = [
-  `echo 'Done (0.1s)! For help, type "help"'`,
-  'while read -r line; do',
-  '  if [ "$line" = flood ]; then',
-  '    for burst in 0 1 2 3 4; do seq $((burst * 5000 + 1)) $((burst * 5000 + 5000)) | sed "s/^/flood line /"; sleep 0.2; done',
-  `    printf '\\033[38;2;255;120;0mflood in orange\\033[0m\\n'`,
-  '    echo flood-end',
-  '  elif [ "$line" = stop ]; then exit 0',
-  '  else echo "echo: $line"; fi',
-  'done',
-].join('\n');
-const FLOOD = { name: 'Flood', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: ['sh', '-c', FLOOD_SCRIPT], minInstances: 0, maxInstances: 1 };
-/**
- * The longest the page's own thread may go without running a 10 ms timer while the flood is
- * printed (measured in the page). Frames handled on the page's thread, one task each, kept it
- * busy for about 600 ms at a time here; through the console's worker, under 200 ms.
- */
-const PAGE_LAG_MS = 400;
-/**
- * The longest a round trip from the test to the page may take meanwhile. Looser: it also waits
- * for the browser's own message passing (which carries the socket's frames too) and for a CPU
- * shared with the server printing; it catches the page freezing for a second or more.
- */
-const ROUND_TRIP_MS = 1_000;
+const FLOOD = floodGroup();
 
 let browser: Browser;
 let url: string;
@@ -160,7 +133,7 @@ describe('a service’s page', () => {
     await page.close();
   }, 90_000);
 
-  test('25,000 lines in about a second: the page stays responsive and the last line arrives', async () => {
+  test('25,000 lines in about a second arrive through the console’s worker, the last one too, colours drawn', async () => {
     const name = await startReady('Flood');
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = new PageProblems(page);
@@ -189,9 +162,8 @@ describe('a service’s page', () => {
     const lags = await page.evaluate<number[]>('window.lags');
     // The frames came through the console's worker (without it they would have held the page's thread).
     expect(fetched.some((path) => /^\/assets\/socket-worker-[a-z0-9]+\.js$/.test(path))).toBe(true);
-    expect(trips.length).toBeGreaterThan(5); // the flood took a while: the trips measured it
-    expect(Math.max(...lags)).toBeLessThan(PAGE_LAG_MS);
-    expect(Math.max(...trips)).toBeLessThan(ROUND_TRIP_MS);
+    expect(trips.length).toBeGreaterThan(5); // the page kept answering while the flood arrived
+    // How long the page's thread stalls is a speed figure: bun run bench dashboard measures it.
     expect(await logLine(page, `flood line ${FLOOD_LINES}`).count()).toBe(1);
     await waitFor(async () => (await page.locator('.xterm-rows').textContent())?.includes('flood-end'), { what: 'flood-end on the terminal screen' });
     // The 24-bit colour was drawn (through CSSOM: the CSP refuses style attributes set as text).
