@@ -13,7 +13,7 @@ import { SearchBox } from './search-box';
 import type { SocketStatus } from './ticket-socket';
 import type { MountedTerminal } from './xterm-runtime';
 import terminalCss from './terminal.css' with { type: 'file' };
-import { loadStylesheet } from './stylesheet';
+import { loadStylesheet } from '../stylesheet';
 
 /** The terminal's own styles (a page loaded later awaits them before it shows, so nothing jumps). */
 export const terminalStyles = (): Promise<void> => loadStylesheet(terminalCss);

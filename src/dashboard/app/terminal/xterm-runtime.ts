@@ -8,7 +8,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import xtermCss from '@xterm/xterm/css/xterm.css' with { type: 'file' };
 import { cspSafeStyles, styleCellsByCssom } from './csp-styles';
-import { loadStylesheet } from './stylesheet';
+import { loadStylesheet } from '../stylesheet';
 
 export interface MountedTerminal {
   /** Writes terminal data; `done` runs once xterm has parsed it. */

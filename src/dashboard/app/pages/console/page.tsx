@@ -9,7 +9,7 @@ import { CommandLine } from '../../terminal/command-line';
 import { TerminalOutput } from '../../terminal/output';
 import { Terminal, terminalStyles } from '../../terminal/terminal';
 import type { SocketStatus } from '../../terminal/ticket-socket';
-import { loadStylesheet } from '../../terminal/stylesheet';
+import { loadStylesheet } from '../../stylesheet';
 import consoleCss from './console.css' with { type: 'file' };
 import { ControllerConsole } from './stream';
 

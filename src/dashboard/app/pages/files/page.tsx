@@ -12,7 +12,7 @@ import { EditorView } from './editor';
 import { FolderView } from './folder';
 import { parentOf, scopeInfo } from './paths';
 import { Roots } from './roots';
-import { loadStylesheet } from './stylesheet';
+import { loadStylesheet } from '../../stylesheet';
 import { UploadPanel, useUploads } from './uploads';
 import filesCss from './files.css' with { type: 'file' };
 

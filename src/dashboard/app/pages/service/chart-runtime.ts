@@ -6,7 +6,7 @@
  */
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css' with { type: 'file' };
-import { loadStylesheet } from '../../terminal/stylesheet';
+import { loadStylesheet } from '../../stylesheet';
 import type { MetricSample } from './model';
 
 export interface MountedChart {

@@ -10,7 +10,7 @@ import { useQuery } from '@tanstack/preact-query';
 import { Link, useParams } from 'wouter-preact';
 import { api, ApiFailure } from '../../api';
 import { terminalStyles } from '../../terminal/terminal';
-import { loadStylesheet } from '../../terminal/stylesheet';
+import { loadStylesheet } from '../../stylesheet';
 import { RowActions } from '../services/row-actions';
 import serviceCss from './service.css' with { type: 'file' };
 import { Facts, StateBadge } from './facts';
