@@ -162,7 +162,6 @@ describe('a service’s page', () => {
     const lags = await page.evaluate<number[]>('window.lags');
     // The frames came through the console's worker (without it they would have held the page's thread).
     expect(fetched.some((path) => /^\/assets\/socket-worker-[a-z0-9]+\.js$/.test(path))).toBe(true);
-    expect(trips.length).toBeGreaterThan(5); // the page kept answering while the flood arrived
     // How long the page's thread stalls is a speed figure: bun run bench dashboard measures it.
     expect(await logLine(page, `flood line ${FLOOD_LINES}`).count()).toBe(1);
     await waitFor(async () => (await page.locator('.xterm-rows').textContent())?.includes('flood-end'), { what: 'flood-end on the terminal screen' });
