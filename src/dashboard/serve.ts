@@ -43,9 +43,19 @@ export function dashboardAnswer(files: DashboardFiles, pathname: string, feature
   });
 }
 
-/** Paths the dashboard answers: everything but the API's. */
+/**
+ * The first segment of every page path the app routes (src/dashboard/app/main.tsx; a test keeps
+ * the two equal). Only these, `/` and `/assets/` are the dashboard's: any other path stays
+ * ROUTE_NOT_FOUND, so a path that only resolves outside /api/ once its dot segments are applied
+ * (`/api/files/x/../../../etc/passwd` is `/etc/passwd` to the router) is still the API's error.
+ */
+export const APP_PAGES: ReadonlySet<string> = new Set(['services', 'groups', 'dedicated', 'nodes', 'console', 'files', 'plugins', 'audit', 'doctor', 'performance', 'stress', 'settings', 'profile']);
+
+/** Paths the dashboard answers: `/`, its pages (and what is below them) and its assets. */
 export function isDashboardPath(pathname: string): boolean {
-  return pathname !== '/api' && !pathname.startsWith('/api/');
+  if (pathname === '/' || pathname.startsWith('/assets/')) return true;
+  const first = pathname.slice(1).split('/', 1)[0]!;
+  return APP_PAGES.has(first);
 }
 
 const pages = new WeakMap<DashboardFiles, Map<string, string>>();

@@ -6,6 +6,8 @@
  * request (test/e2e/dashboard-binary.test.ts checks the copy embedded in the executable).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { APP_PAGES } from '../../src/dashboard/serve';
 import { readJson, startController, type TestController } from '../support/controller';
 
 let c: TestController;
@@ -37,9 +39,9 @@ describe('the page', () => {
     expect((html.match(/<script\b/g) ?? []).length).toBeGreaterThan(0);
   });
 
-  test('every path outside /api/ is the same page (the app routes in the browser)', async () => {
+  test('every page path of the app is the same page (the app routes in the browser)', async () => {
     const root = await (await get('/')).text();
-    for (const path of ['/services', '/services/Lobby-1', '/groups?x=1', '/profile']) {
+    for (const path of ['/services', '/services/Lobby-1', '/groups?x=1', '/profile', '/files?scope=templates&path=lobby']) {
       const page = await get(path);
       expect(page.status).toBe(200);
       expect(await page.text()).toBe(root);
@@ -86,6 +88,22 @@ describe('the assets', () => {
     const missing = await get('/assets/nothing-12345678.js');
     expect(missing.status).toBe(404);
     expect((await readJson(missing)).error).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('only the app’s own paths are the page', () => {
+  test('a path no page answers, or one that leaves /api/ by its dot segments, is ROUTE_NOT_FOUND', async () => {
+    for (const path of ['/etc/passwd', '/nothing', '/favicon.ico', '/api/files/templates/../../../../etc/passwd']) {
+      const answer = await get(path);
+      expect(answer.status).toBe(404);
+      expect((await readJson(answer)).error).toBe('ROUTE_NOT_FOUND');
+    }
+  });
+
+  test('the server’s list of page paths is the app’s routes', async () => {
+    const main = await Bun.file(join(import.meta.dir, '../../src/dashboard/app/main.tsx')).text();
+    const routed = new Set([...main.matchAll(/<Route path="\/([^"/]*)/g)].map((m) => m[1]!).filter((segment) => segment !== ''));
+    expect([...routed].sort()).toEqual([...APP_PAGES].sort());
   });
 });
 
