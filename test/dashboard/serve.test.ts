@@ -1,6 +1,6 @@
 /**
- * The dashboard served by the controller (issue 41, part 1): the page at / and at every path
- * outside /api/, its assets under /assets/ with content hashes and a year's caching, a strict
+ * The dashboard served by the controller (issue 41): the page at / and at the app's page paths
+ * (any other path is ROUTE_NOT_FOUND), its assets under /assets/ with content hashes and a year's caching, a strict
  * Content-Security-Policy, nothing from another origin; the API untouched; [dashboard]
  * enabled = false turns it off. Run from source, the controller builds the app at the first
  * request (test/e2e/dashboard-binary.test.ts checks the copy embedded in the executable).
