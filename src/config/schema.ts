@@ -192,6 +192,7 @@ export const AuditSection = T.Object({
 
 export const MetricsSection = T.Object({
   retention_days: PositiveInt(30, 'days metric history is kept'),
+  sample_interval: PositiveInt(10, 's between samples of every running service and of the network (the history charts)'),
 });
 
 export const PackhostSection = T.Object({

@@ -192,6 +192,11 @@ export const SVC_TOML_TEXT: FileText<typeof ConfigSchema> = {
         enabled: ['Record operator actions in the audit log (GET /api/audit).'],
       },
     },
+    metrics: {
+      keys: {
+        sample_interval: ['Seconds between samples of every running service and of the network (the history charts).'],
+      },
+    },
     dashboard: {
       keys: {
         enabled: ['Serve the web dashboard at http://<api address>/ (false: only the API answers).'],

@@ -75,7 +75,7 @@ export function controllerParts(d: PartsDeps): Part<StopHow>[] {
     },
     {
       name: 'metrics sampling',
-      start: () => void (sampling = startServiceSampling(kernel.history, kernel.dashboardMetrics, () => config.metrics.retention_days, log)),
+      start: () => void (sampling = startServiceSampling(kernel.history, kernel.dashboardMetrics, () => config.metrics.retention_days, log, config.metrics.sample_interval * 1000)),
       stop: () => sampling?.stop(),
     },
     { name: 'cluster', stop: () => kernel.cluster?.stop() },

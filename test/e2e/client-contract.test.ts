@@ -175,6 +175,9 @@ beforeAll(async () => {
       'scaling_tick_interval = 1',
       'heartbeat_interval = 1000',
       `backend_port_start = ${backendStart}`,
+      // A sample every second: the history routes have one to show soon after the start.
+      '[metrics]',
+      'sample_interval = 1',
       '[api]',
       'port = 0',
       'rate_limit = 0',
@@ -892,7 +895,7 @@ describe('the cluster pages (dashboard)', () => {
   }, 45_000);
 });
 
-describe('metric samples (taken every 10 s)', () => {
+describe('metric samples (taken every [metrics] sample_interval: 1 s here)', () => {
   test('the network player history and a service history carry the sample fields the charts read', async () => {
     const c = new Checks();
     const samples = (path: string) => async () => {

@@ -6,11 +6,17 @@ const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * A sample of every running service and of the network each 10 s; samples past
- * `[metrics] retention_days` (read at each run) pruned now, then hourly. The timers do not keep
- * the process alive; stop() ends them.
+ * A sample of every running service and of the network each `intervalMs` (`[metrics]
+ * sample_interval`, 10 s by default); samples past `[metrics] retention_days` (read at each run)
+ * pruned now, then hourly. The timers do not keep the process alive; stop() ends them.
  */
-export function startServiceSampling(history: Pick<ServiceHistory, 'sample' | 'prune'>, dashboardMetrics: Pick<DashboardMetrics, 'sample' | 'prune'>, retentionDays: () => number, log: Logger): { stop(): void } {
+export function startServiceSampling(
+  history: Pick<ServiceHistory, 'sample' | 'prune'>,
+  dashboardMetrics: Pick<DashboardMetrics, 'sample' | 'prune'>,
+  retentionDays: () => number,
+  log: Logger,
+  intervalMs = SAMPLE_INTERVAL_MS,
+): { stop(): void } {
   const sampler = setInterval(() => {
     try {
       history.sample();
@@ -18,7 +24,7 @@ export function startServiceSampling(history: Pick<ServiceHistory, 'sample' | 'p
     } catch (error) {
       log.error({ err: error }, 'service sampling failed');
     }
-  }, SAMPLE_INTERVAL_MS);
+  }, intervalMs);
   sampler.unref();
   const prune = () => {
     const cutoff = Date.now() - retentionDays() * DAY_MS;

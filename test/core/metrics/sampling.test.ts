@@ -26,3 +26,19 @@ describe('service sampling', () => {
     expect(lines.join('')).toContain('metrics pruning failed');
   });
 });
+
+describe('the sample interval', () => {
+  test('samples come at the interval given ([metrics] sample_interval)', async () => {
+    const log = createLogger({ format: 'json', colored: false, stdout: { write: () => undefined } });
+    let samples = 0;
+    const started = performance.now();
+    const sampling = startServiceSampling({ sample: () => (samples++, 0), prune: () => Promise.resolve(0) }, { sample: () => ({}) as never, prune: () => Promise.resolve(0) }, () => 30, log, 50);
+    try {
+      await waitFor(() => samples >= 2, { what: 'two samples 50 ms apart' });
+      // The default interval is 10 s: two samples this soon come only from the one given.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      sampling.stop();
+    }
+  });
+});
