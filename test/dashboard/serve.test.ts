@@ -18,9 +18,9 @@ afterAll(() => c.stop());
 
 const get = (path: string, init: RequestInit = {}) => fetch(`${c.url}${path}`, init);
 
-/** The src and href attributes of the page: what the browser will load. */
+/** The src and href attributes of the page: what the browser will load (a `data:` URL loads nothing). */
 function referencesOf(html: string): string[] {
-  return [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  return [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((ref) => !ref.startsWith('data:'));
 }
 
 describe('the page', () => {
