@@ -1,7 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/preact-query';
-import { useEffect } from 'preact/hooks';
+import { useQuery } from '@tanstack/preact-query';
 import { api, ApiFailure } from '../api';
-import { onLiveEvent } from '../live';
+import { useLiveRefresh } from '../live-refresh';
 
 interface NodeView {
   nodeId: string;
@@ -28,9 +27,8 @@ const gib = (mb: number) => `${(mb / 1024).toFixed(1)} GiB`;
 
 /** The agents: whether each is connected, its machine (system facts), its load and its services. */
 export function Nodes() {
-  const queries = useQueryClient();
   const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => api<{ nodes: NodeView[]; total: number }>('/api/nodes') });
-  useEffect(() => onLiveEvent((event) => NODE_EVENTS.test(event.type) && void queries.invalidateQueries({ queryKey: ['nodes'] })), [queries]);
+  useLiveRefresh([['nodes']], (type) => NODE_EVENTS.test(type));
   if (nodes.isPending) return <p>Loading…</p>;
   if (nodes.isError) {
     const off = nodes.error instanceof ApiFailure && nodes.error.code === 'CLUSTER_NOT_ENABLED';

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
-import { useQuery, useQueryClient } from '@tanstack/preact-query';
-import { onLiveEvent } from '../live';
+import { useState } from 'preact/hooks';
+import { useQuery } from '@tanstack/preact-query';
+import { useLiveRefresh } from '../live-refresh';
 import { GroupTable, NetworkFigures } from './performance/figures';
 import { PlayersChart } from './performance/players-chart';
 import { getPerformance, getPlayerHistory, historyKey, PERFORMANCE_KEY } from './performance/requests';
@@ -21,11 +21,10 @@ const RANGES = [60, 240, 1440];
  * 4 hours or day as a chart.
  */
 export function Performance() {
-  const queries = useQueryClient();
   const [minutes, setMinutes] = useState(60);
   const perf = useQuery({ queryKey: PERFORMANCE_KEY, queryFn: getPerformance, refetchInterval: REFRESH_MS });
   const history = useQuery({ queryKey: historyKey(minutes), queryFn: () => getPlayerHistory(minutes), refetchInterval: HISTORY_REFRESH_MS });
-  useEffect(() => onLiveEvent((e) => MOVES_FIGURES.test(e.type) && void queries.invalidateQueries({ queryKey: PERFORMANCE_KEY })), [queries]);
+  useLiveRefresh([PERFORMANCE_KEY], (type) => MOVES_FIGURES.test(type));
 
   return (
     <div class="op-page">

@@ -5,9 +5,7 @@
  * Events come in bursts (a restart is STOPPING, STOPPED, STARTING… within milliseconds), so
  * they are gathered for a moment and cause one fetch.
  */
-import { useEffect } from 'preact/hooks';
-import { useQueryClient } from '@tanstack/preact-query';
-import { onLiveEvent, onReconnect } from '../../live';
+import { useLiveRefresh } from '../../live-refresh';
 
 export const SERVICES_KEY = ['services'] as const;
 export const GROUPS_KEY = ['groups'] as const;
@@ -22,28 +20,6 @@ export function touchesServices(type: string): boolean {
 }
 
 export function useLiveServices(): void {
-  const queries = useQueryClient();
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const refresh = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        void queries.invalidateQueries({ queryKey: SERVICES_KEY });
-        // The group choice shows each group's instance count.
-        void queries.invalidateQueries({ queryKey: GROUPS_KEY });
-      }, GATHER_MS);
-    };
-    const stopEvents = onLiveEvent((event) => {
-      if (touchesServices(event.type)) refresh();
-    });
-    const stopReconnect = onReconnect(() => {
-      void queries.invalidateQueries({ queryKey: SERVICES_KEY });
-      void queries.invalidateQueries({ queryKey: GROUPS_KEY });
-    });
-    return () => {
-      clearTimeout(timer);
-      stopEvents();
-      stopReconnect();
-    };
-  }, [queries]);
+  // The group choice shows each group's instance count: the groups are read again too.
+  useLiveRefresh([SERVICES_KEY, GROUPS_KEY], touchesServices, GATHER_MS);
 }

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
-import { onLiveEvent } from '../../live';
+import { useLiveRefresh } from '../../live-refresh';
 import { FieldsForm, type FieldSpec } from './fields-form';
 import { LoadFailure, OutcomeLine, useAction } from './outcome';
 import { getMaintenance, GROUPS_KEY, listGroups, MAINTENANCE_KEY, putGlobalTexts, putGroupKickMessage, setGlobalMaintenance, setGroupMaintenance, statusOf, whitelist, type GroupMaintenance, type MaintenanceStatus } from './requests';
@@ -21,7 +21,7 @@ const TEXT_FIELDS: FieldSpec[] = [
 export function MaintenanceSection() {
   const queries = useQueryClient();
   const status = useQuery({ queryKey: MAINTENANCE_KEY, queryFn: getMaintenance });
-  useEffect(() => onLiveEvent((e) => e.type.startsWith('MAINTENANCE_') && void queries.invalidateQueries({ queryKey: MAINTENANCE_KEY })), [queries]);
+  useLiveRefresh([MAINTENANCE_KEY], (type) => type.startsWith('MAINTENANCE_'));
   const apply = (answer: Parameters<typeof statusOf>[0]) => {
     queries.setQueryData(MAINTENANCE_KEY, statusOf(answer));
     return answer.message;

@@ -3,9 +3,8 @@
  * read and saved through its own route (GET/PUT /api/proxy/motd|tablist|chat). A PUT answers
  * the whole setting, which replaces the query's; the *_UPDATED events read it again.
  */
-import { useEffect } from 'preact/hooks';
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
-import { onLiveEvent } from '../../live';
+import { useLiveRefresh } from '../../live-refresh';
 import { FieldsForm, type FieldSpec } from './fields-form';
 import { LoadFailure } from './outcome';
 import { getProxy, proxyKey, putProxy } from './requests';
@@ -64,7 +63,7 @@ function ProxyPart({ part, title, event, fields }: (typeof PARTS)[number]) {
   const queries = useQueryClient();
   const key = proxyKey(part);
   const setting = useQuery({ queryKey: key, queryFn: () => getProxy<Record<string, unknown>>(part) });
-  useEffect(() => onLiveEvent((e) => e.type === event && void queries.invalidateQueries({ queryKey: key })), [queries]);
+  useLiveRefresh([key], (type) => type === event);
   if (setting.isPending) return <p>Loading…</p>;
   if (setting.isError) return <LoadFailure error={setting.error} />;
   const save = async (body: Record<string, unknown>) => {
