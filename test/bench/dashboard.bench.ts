@@ -25,6 +25,7 @@ import { gzipSync } from 'node:zlib';
 import { buildDashboard } from '../../src/dashboard/bundle';
 import { hasCommit, releasedBinary } from '../support/released-binary';
 import { launchChromium } from '../support/browser';
+import { waitFor } from '../support/controller';
 import { FLOOD_LINES, floodGroup } from '../support/flood-server';
 import { benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, makeTempDir, median, printSetup, resolveSvcBinary, runBench } from './lib';
 
@@ -80,13 +81,8 @@ runBench('dashboard', benchTimeoutMs(900), async () => {
   const group = { name: 'Bench', software: 'CUSTOM', version: '1.21.1', jarName: 'server.jar', startCommand: ['sh', '-c', `echo '${DONE_LINE}'; while read line; do [ "$line" = stop ] && exit 0; done`], minInstances: services, maxInstances: services, memory: "64M" };
   const created = await api('/api/groups', { method: 'POST', body: JSON.stringify(group) });
   if (created.status !== 201) throw new Error(`the group: ${created.status} ${await created.text()}`);
-  const deadline = performance.now() + 180_000;
-  for (;;) {
-    const list = (await (await api('/api/services?group=Bench')).json()) as { services: { state: string }[] };
-    if (list.services.filter((s) => s.state === 'READY').length >= services) break;
-    if (performance.now() > deadline) throw new Error(`only ${list.services.filter((s) => s.state === 'READY').length} of ${services} services READY after 180 s`);
-    await Bun.sleep(250);
-  }
+  const readyCount = async () => ((await (await api('/api/services?group=Bench')).json()) as { services: { state: string }[] }).services.filter((s) => s.state === 'READY').length;
+  await waitFor(async () => (await readyCount()) >= services, { what: `${services} services READY`, timeoutMs: 180_000, intervalMs: 250 });
 
   const browser = await launchChromium();
   const fcp: number[] = [];
@@ -103,13 +99,13 @@ runBench('dashboard', benchTimeoutMs(900), async () => {
       const shown = await page.evaluate<number>('performance.now()');
       // Quiet: no long task for 1 s after the rows appeared.
       let lastLong = shown;
-      for (;;) {
-        const tasks = await page.evaluate<number[]>('window.__longTasks');
-        const latest = Math.max(shown, ...tasks);
-        if (latest > lastLong) lastLong = latest;
-        if ((await page.evaluate<number>('performance.now()')) - lastLong >= 1000) break;
-        await Bun.sleep(100);
-      }
+      await waitFor(
+        async () => {
+          lastLong = Math.max(lastLong, ...(await page.evaluate<number[]>('window.__longTasks')));
+          return (await page.evaluate<number>('performance.now()')) - lastLong >= 1000;
+        },
+        { what: 'the main thread quiet for 1 s', timeoutMs: 30_000, intervalMs: 100 },
+      );
       const paint = await page.evaluate<number>("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1");
       if (round > 0) {
         fcp.push(paint);
@@ -121,12 +117,7 @@ runBench('dashboard', benchTimeoutMs(900), async () => {
     // A service's console under a flood.
     if ((await api('/api/groups', { method: 'POST', body: JSON.stringify(floodGroup()) })).status !== 201) throw new Error('the flood group was refused');
     if ((await api('/api/services/Flood/start', { method: 'POST' })).status !== 201) throw new Error('the flood server did not start');
-    for (const until = performance.now() + 30_000; ; ) {
-      const record = (await (await api('/api/services/Flood-1')).json()) as { state?: string };
-      if (record.state === 'READY') break;
-      if (performance.now() > until) throw new Error('Flood-1 never became READY');
-      await Bun.sleep(100);
-    }
+    await waitFor(async () => ((await (await api('/api/services/Flood-1')).json()) as { state?: string }).state === 'READY', { what: 'Flood-1 READY', timeoutMs: 30_000, intervalMs: 100 });
     for (let round = 0; round <= Math.min(rounds, 3); round++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addInitScript(`localStorage.setItem('svc.token', ${JSON.stringify(TOKEN)})`);
