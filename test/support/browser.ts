@@ -16,7 +16,7 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * What a page did wrong while a test drove it: console errors, uncaught exceptions, requests
- * that failed, and answers of 400 or more (a test that provokes one on purpose says which it
+ * that failed (not those the browser cancelled), and answers of 400 or more (a test that provokes one on purpose says which it
  * expects with `expect(...)`).
  */
 export class PageProblems {
@@ -28,7 +28,13 @@ export class PageProblems {
       if (message.type() === 'error' && !this.isExpected(message.text())) this.problems.push(`console error: ${message.text()}`);
     });
     page.on('pageerror', (error) => this.problems.push(`uncaught: ${error.message}`));
-    page.on('requestfailed', (request) => this.problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`));
+    page.on('requestfailed', (request) => {
+      const reason = request.failure()?.errorText;
+      // ERR_ABORTED is a cancel on the browser's side (a test's page.goto while the last page's
+      // queries were in flight, or the app's own AbortController), never an answer the server gave.
+      if (reason === 'net::ERR_ABORTED') return;
+      this.problems.push(`request failed: ${request.method()} ${request.url()} (${reason})`);
+    });
     page.on('response', (response) => {
       const line = `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`;
       if (response.status() >= 400 && !this.isExpected(line)) this.problems.push(`answer: ${line}`);
