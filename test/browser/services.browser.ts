@@ -1,6 +1,6 @@
 /**
- * The Services page in a real browser (issue 41) against the compiled binary, with fake-paper
- * servers: two instances started from a group become READY on the page by the live events
+ * The Services page in a real browser (issue 41) against the compiled binary, with real
+ * flying-squid servers (and a fake-paper one that crashes on cue): two instances started from a group become READY on the page by the live events
  * alone (the page never polls), a third is refused in the API's words; both are restarted as a
  * bulk action with a 1 s stagger after a confirmation, one at a time in list order (the test's
  * own events socket times it); a row's Stop takes one off the list live. A crashed service
@@ -15,28 +15,15 @@ import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, screenshotDir } from '../support/browser';
 import { readJson, tempDir, waitFor } from '../support/controller';
 import { openEventSocket } from '../support/events-socket';
-import { FAKE_PAPER } from '../fixtures/fake-paper-group';
+import { FAKE_PAPER, fakePaperGroup } from '../fixtures/fake-paper-group';
+import { flyingSquidGroup } from '../fixtures/flying-squid-group';
 
 const TOKEN = 'dashboard-services-token-0123456789abcdef';
-/** Done 1.5 s after the start: long enough to see STARTING on the page before READY arrives live. */
-const DONE_DELAY_MS = 1500;
-const LOBBY = {
-  name: 'Lobby',
-  software: 'CUSTOM',
-  version: '1.21.1',
-  jarName: 'server.jar',
-  startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}', '--done-delay-ms', String(DONE_DELAY_MS)],
-  minInstances: 0,
-  maxInstances: 2,
-};
+/** Listening 1.5 s after the start: long enough to see STARTING on the page before READY arrives live. */
+const START_DELAY_MS = 1500;
+const LOBBY = flyingSquidGroup('Lobby', { minInstances: 0, maxInstances: 2 }, ['--start-delay-ms', String(START_DELAY_MS)]);
 /** A server that dies right after it is READY and is not restarted by the controller: it stays CRASHED. */
-const CRASHY = {
-  ...LOBBY,
-  name: 'Crashy',
-  startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}', '--crash-after-ready', '3'],
-  maxInstances: 1,
-  restartOnCrash: false,
-};
+const CRASHY = fakePaperGroup('Crashy', { startCommand: [process.execPath, FAKE_PAPER, '--port', '{port}', '--crash-after-ready', '3'], minInstances: 0, maxInstances: 1, restartOnCrash: false });
 
 interface Frame {
   type: string;
@@ -95,7 +82,7 @@ describe('the Services page', () => {
     for (const name of ['Lobby-1', 'Lobby-2']) {
       await groupForm.getByRole('button', { name: 'Start', exact: true }).click();
       await groupForm.getByRole('status').filter({ hasText: `${name} is starting` }).waitFor();
-      await row(page, name, 'STARTING').waitFor({ timeout: DONE_DELAY_MS });
+      await row(page, name, 'STARTING').waitFor({ timeout: START_DELAY_MS });
     }
     for (const name of ['Lobby-1', 'Lobby-2']) await row(page, name, 'READY').waitFor({ timeout: 20_000 });
     expect(await row(page, 'Lobby-1').locator('td[data-label="Group"]').textContent()).toBe('Lobby');
