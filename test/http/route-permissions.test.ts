@@ -90,6 +90,7 @@ describe('route declarations', () => {
   test.each([
     ['GET', '/api/services', 'svc.dashboard.services.view'],
     ['GET', '/api/services/{name}/metrics/history', 'svc.dashboard.services.view'],
+    ['GET', '/api/services/{name}/timeline', 'svc.dashboard.services.view'],
     ['GET', '/api/services/{name}/logs', 'svc.dashboard.services.console'],
     ['POST', '/api/services/{name}/exec', 'svc.dashboard.services.console'],
     ['POST', '/api/services/{name}/start', 'svc.dashboard.services.start'],

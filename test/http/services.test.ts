@@ -137,6 +137,25 @@ describe('services (real processes)', () => {
     expect((await c.api('/api/services/Nope-1/metrics/history')).status).toBe(404);
   });
 
+  test('the timeline: its start by the caller (the service token here) and its READY by the controller, newest first; clamps and 404', async () => {
+    const res = await readJson(await c.api('/api/services/Lobby-1/timeline'));
+    expect(res.service).toBe('Lobby-1');
+    const steps = res.steps as { type: string; actor: string; timestamp: string; data: Record<string, string> }[];
+    const ready = steps.findIndex((s) => s.type === 'SERVICE_READY');
+    const starting = steps.findIndex((s) => s.type === 'SERVICE_STARTING');
+    expect(ready).toBeGreaterThanOrEqual(0);
+    expect(starting).toBeGreaterThan(ready);
+    expect(steps[starting]).toMatchObject({ actor: 'api:service', data: { service: 'Lobby-1', group: 'Lobby', node: 'local' } });
+    expect(steps[ready]!.actor).toBe('system');
+    expect(Date.parse(steps[ready]!.timestamp)).toBeGreaterThanOrEqual(Date.parse(steps[starting]!.timestamp));
+    expect((await readJson(await c.api('/api/services/Lobby-1/timeline?limit=1'))).steps).toHaveLength(1);
+    expect((await readJson(await c.api('/api/services/Lobby-1/timeline?limit=0'))).steps).toHaveLength(1);
+    expect((await c.api('/api/services/Lobby-1/timeline?limit=abc')).status).toBe(400);
+    const missing = await c.api('/api/services/Nope-1/timeline');
+    expect(missing.status).toBe(404);
+    expect((await expectErrorBody(missing)).error).toBe('SERVICE_NOT_FOUND');
+  });
+
   test('the maximum is enforced with 409', async () => {
     expect((await c.api('/api/services/Lobby/start', { method: 'POST' })).status).toBe(201);
     const refused = await c.api('/api/services/Lobby/start', { method: 'POST' });

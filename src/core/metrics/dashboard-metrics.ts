@@ -7,6 +7,7 @@ import { groupRows } from './group-rows';
 import { historyMinutes, NetworkHistory, type PlayerSample } from './network-history';
 import { performanceSummary, type PerformanceSummary } from './performance';
 import { recordServiceEvents, ServiceEventsStore } from './service-events-store';
+import { recordServiceTimeline, ServiceTimeline } from './service-timeline';
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -43,6 +44,8 @@ export interface DashboardMetricsDeps {
 export class DashboardMetrics {
   readonly network: NetworkHistory;
   readonly events: ServiceEventsStore;
+  /** Each service's timeline (GET /api/services/{name}/timeline). */
+  readonly timeline: ServiceTimeline;
 
   constructor(private readonly deps: DashboardMetricsDeps) {
     this.network = new NetworkHistory({
@@ -53,6 +56,8 @@ export class DashboardMetrics {
     });
     this.events = new ServiceEventsStore(deps.db);
     recordServiceEvents(deps.bus, this.events, (name) => deps.registry.get(name));
+    this.timeline = new ServiceTimeline(deps.db);
+    recordServiceTimeline(deps.bus, this.timeline, (name) => deps.registry.get(name));
   }
 
   /** One sample of the network (players, up and down services). */
@@ -79,11 +84,12 @@ export class DashboardMetrics {
     });
   }
 
-  /** Drops samples older than the cutoff (`[metrics] retention_days`); events only once past the 7-day window too. */
+  /** Drops samples and timeline steps older than the cutoff (`[metrics] retention_days`); events only once past the 7-day window too. */
   async prune(cutoffMs: number, now = Date.now()): Promise<number> {
     const samples = await this.network.prune(cutoffMs);
     const events = await this.events.prune(Math.min(cutoffMs, now - EVENT_WINDOW_MS));
-    return samples + events;
+    const steps = await this.timeline.prune(cutoffMs);
+    return samples + events + steps;
   }
 
   private rows(records: readonly ServiceRecord[]) {

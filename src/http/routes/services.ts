@@ -8,6 +8,7 @@ import { ServiceViewSchema, serviceView } from '../../core/services/view';
 import { serviceLogLines } from '../../core/services/log-lines';
 import { defineRoute, type AnyRoute } from '../route';
 import { clamp } from '../clamp';
+import { TIMELINE_MAX_STEPS } from '../../core/metrics/service-timeline';
 import { supervisorRunDir } from '../../core/isolation';
 
 const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });
@@ -265,6 +266,33 @@ export function serviceRoutes(kernel: Kernel, manager: ServiceManager): AnyRoute
       handler: ({ params, query }) => {
         const found = record(params.name);
         return { service: found.name, samples: kernel.history.history(found.name, clamp(query.minutes ?? 60, 5, 1440)) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/services/:name/timeline',
+      auth: 'service',
+      permission: 'svc.dashboard.services.view',
+      tag: 'services',
+      summary: 'What happened to the service, newest first: starts, READY, crashes, stops, deploys, pushes, backups, with who or what caused each',
+      params: Name,
+      query: t.Object({ limit: t.Optional(t.Integer({ description: `clamped to 1..${TIMELINE_MAX_STEPS}, default 100` })) }),
+      response: {
+        200: t.Object({
+          service: t.String(),
+          steps: t.Array(
+            t.Object({
+              timestamp: t.String(),
+              type: t.String(),
+              actor: t.String({ description: 'api:admin, api:<token>, dashboard:<name>, console, system (the controller), autoscaler, scheduler' }),
+              data: t.Record(t.String(), t.String()),
+            }),
+          ),
+        }),
+      },
+      handler: ({ params, query }) => {
+        const found = record(params.name);
+        return { service: found.name, steps: kernel.dashboardMetrics.timeline.steps(found.name, clamp(query.limit ?? 100, 1, TIMELINE_MAX_STEPS)) };
       },
     }),
     defineRoute({
