@@ -21,12 +21,12 @@ import { FLOOD_LINES, floodGroup } from '../support/flood-server';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
 import { readJson, tempDir, waitFor } from '../support/controller';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
-import { buildTimeline, type HeardEvent } from '../../src/dashboard/app/pages/service/timeline-model';
-import type { ServiceRecord } from '../../src/dashboard/app/pages/service/model';
+import { flyingSquidGroup } from '../fixtures/flying-squid-group';
 
 const TOKEN = 'dashboard-service-page-token-0123456789abcdef';
 const LOBBY = fakePaperGroup('Lobby', { minInstances: 0, maxInstances: 1 });
 const FLOOD = floodGroup();
+const SQUID = flyingSquidGroup('Squid', { minInstances: 0, maxInstances: 1 });
 
 let browser: Browser;
 let url: string;
@@ -39,13 +39,13 @@ beforeAll(async () => {
   cleanups.push(remove);
   writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[services]\nisolation = "none"\n');
   ({ url, api } = await startBinaryController(svc, dir, TOKEN, cleanups));
-  for (const group of [LOBBY, FLOOD]) expect((await api('/api/groups', { method: 'POST', body: JSON.stringify(group) })).status).toBe(201);
+  for (const group of [LOBBY, FLOOD, SQUID]) expect((await api('/api/groups', { method: 'POST', body: JSON.stringify(group) })).status).toBe(201);
   browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   // Game servers first (the controller's SIGKILL would leave them running), then the rest.
-  await Promise.all(['Lobby-1', 'Flood-1'].map((name) => api?.(`/api/services/${name}/stop`, { method: 'POST' }).catch(() => undefined)));
+  await Promise.all(['Lobby-1', 'Flood-1', 'Squid-1'].map((name) => api?.(`/api/services/${name}/stop`, { method: 'POST' }).catch(() => undefined)));
   cleanups.splice(0).reverse().forEach((f) => f());
 }, 60_000);
 
@@ -100,9 +100,13 @@ describe('a service’s page', () => {
     await logs.getByRole('tabpanel').getByText(/Starting Minecraft server on 127\.0\.0\.1:\d+/).waitFor();
     expect(await logs.getByRole('tabpanel').textContent()).toContain('There are 0 of a max of 20 players online');
 
-    // The timeline: started by the API caller (the audit log says who), READY before the page opened.
+    // The timeline the controller kept: started by the API caller, READY (before the page
+    // opened) by the controller, each with its time.
     await step(page, 'SERVICE_STARTING').filter({ hasText: 'by api:admin' }).waitFor();
     expect(await step(page, 'SERVICE_READY').textContent()).toContain('by the controller');
+    const readyAt = await step(page, 'SERVICE_READY').locator('time').getAttribute('datetime');
+    const startingAt = await step(page, 'SERVICE_STARTING').locator('time').getAttribute('datetime');
+    expect(Date.parse(readyAt ?? '')).toBeGreaterThanOrEqual(Date.parse(startingAt ?? ''));
 
     // Memory and players: uPlot draws the samples (taken every 10 s) once there is one.
     const chart = region(page, 'Memory and players').getByRole('img', { name: /^Memory and players over the last 60 minutes: \d+ samples?, newest \d+ MB of/ });
@@ -132,6 +136,36 @@ describe('a service’s page', () => {
     expect(problems.problems).toEqual([]);
     await page.close();
   }, 90_000);
+
+  test('a real flying-squid server: the reply to a command in the console, ↑ recalls it, its lines in the stdout log', async () => {
+    const name = await startReady('Squid');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems = new PageProblems(page);
+    await signIn(page, url, TOKEN);
+    await page.goto(`${url}/services/${name}`);
+    const consoleRegion = region(page, 'Console');
+    await consoleRegion.getByRole('status').filter({ hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+    const command = consoleRegion.getByLabel('Command', { exact: true });
+    // flying-squid's own console answers `say` with a chat line of the server's.
+    await command.fill('say hello from the dashboard');
+    await command.press('Enter');
+    await logLine(page, '[Server] hello from the dashboard').waitFor({ state: 'attached', timeout: 10_000 });
+    expect(await command.inputValue()).toBe('');
+    await command.press('ArrowUp');
+    expect(await command.inputValue()).toBe('say hello from the dashboard');
+    // A command it does not know: its error, in its words.
+    await command.fill('no-such-command');
+    await command.press('Enter');
+    await logLine(page, 'Command not found').waitFor({ state: 'attached', timeout: 10_000 });
+
+    const logs = region(page, 'Logs');
+    await logs.getByRole('tab', { name: 'stdout' }).click();
+    await logs.getByRole('tabpanel').getByText(/Server listening on port \d+, version 1\.21\.4/).waitFor();
+    expect(await logs.getByRole('tabpanel').textContent()).toContain('[Server] hello from the dashboard');
+    await page.screenshot({ path: join(screenshotDir(), 'service-flying-squid-1280.png'), fullPage: true });
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   test('25,000 lines in about a second arrive through the console’s worker, the last one too, colours drawn', async () => {
     const name = await startReady('Flood');
@@ -173,37 +207,4 @@ describe('a service’s page', () => {
     expect(problems.problems).toEqual([]);
     await page.close();
   }, 90_000);
-});
-
-describe('the timeline from the audit log, the live events and the record', () => {
-  const T = Date.parse('2026-11-28T12:00:00.000Z');
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const heard = (type: string, at: number, data: Record<string, string> = {}, heardAt = at + 50): HeardEvent => ({ event: { type, timestamp: iso(at), data: { service: 'Lobby-1', ...data } }, heardAt });
-  const audit = (action: string, at: number, actor: string) => ({ timestamp: iso(at), actor, action, target: 'Lobby-1', details: `service=Lobby-1, group=Lobby, port=30000` });
-  const record = (over: Partial<ServiceRecord>): ServiceRecord =>
-    ({ name: 'Lobby-1', groupName: 'Lobby', state: 'READY', customState: null, nodeId: 'local', playerCount: 0, memoryUsedMb: 40, memoryMaxMb: 1024, startedAt: iso(T), isDedicated: false, diagnosis: null, quarantined: false, port: 30000, host: '127.0.0.1', pid: 1, healthy: true, restartCount: 0, isStatic: false, ...over }) as ServiceRecord;
-  const view = (items: ReturnType<typeof buildTimeline>) => items.map((i) => `${i.label}|${i.actor}|${i.at === null ? 'earlier' : i.at - T}`);
-
-  test('a start by the API (the audit log says who) and a READY heard live, newest first', () => {
-    const items = buildTimeline('Lobby-1', { entries: [audit('SERVICE_STARTING', T, 'api:admin'), { ...audit('SERVICE_STARTING', T, 'api:admin'), target: 'Lobby-2' }], readAt: T + 10 }, [heard('SERVICE_STARTING', T, { port: '30000' }), heard('SERVICE_READY', T + 1500)], record({}));
-    expect(view(items)).toEqual(['READY|system|1500', 'Starting|api:admin|0']);
-    expect(items[1]!.detail).toBe('on port 30000');
-  });
-
-  test('READY before the page opened, and a start the audit log does not hold: the controller’s own', () => {
-    expect(view(buildTimeline('Lobby-1', { entries: [], readAt: T + 5000 }, [], record({})))).toEqual(['READY|system|earlier', 'Started|system|0']);
-  });
-
-  test('a step the audit may name someone for waits for the audit read after it; none there is the controller', () => {
-    const stop = heard('SERVICE_STOPPING', T + 9000);
-    expect(view(buildTimeline('Lobby-1', { entries: [], readAt: T + 100 }, [stop], null))).toEqual(['Stopping|null|9000']);
-    expect(view(buildTimeline('Lobby-1', { entries: [], readAt: T + 9500 }, [stop], null))).toEqual(['Stopping|system|9000']);
-  });
-
-  test('a crash carries the record’s diagnosis, and the start after it is a restart', () => {
-    const crashed = record({ state: 'STARTING', startedAt: iso(T + 3000), diagnosis: 'the port was taken' });
-    const items = buildTimeline('Lobby-1', { entries: [], readAt: T + 9000 }, [heard('SERVICE_CRASHED', T + 2000, { exitCode: '1', restartAttempt: '1' }), heard('SERVICE_STARTING', T + 3000)], crashed);
-    expect(view(items)).toEqual(['Restarted after the crash|system|3000', 'Crashed|system|2000']);
-    expect(items[1]!.detail).toBe('exit code 1, restart attempt 1: the port was taken');
-  });
 });

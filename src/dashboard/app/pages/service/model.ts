@@ -22,18 +22,10 @@ export interface MetricSample {
   playerCount: number;
 }
 
-export interface AuditEntry {
-  timestamp: string;
-  actor: string;
-  action: string;
-  target: string;
-  details: string;
-}
-
 export type LogSource = 'app' | 'stdout';
 
 export const recordKey = (name: string) => ['service', name] as const;
-export const auditKey = (name: string) => ['service', name, 'audit'] as const;
+export const timelineKey = (name: string) => ['service', name, 'timeline'] as const;
 export const metricsKey = (name: string) => ['service', name, 'metrics'] as const;
 export const logsKey = (name: string, source: LogSource) => ['service', name, 'logs', source] as const;
 

@@ -1,14 +1,12 @@
 /**
- * A service's timeline from what the API offers, pure. The audit log keeps the steps a person
- * or an API caller caused, with who (SERVICE_STARTING, _STOPPING, _DRAINING when not the
- * controller's own doing; SERVICE_DEPLOYED and the sync pushes always); the live events add what
- * happens while the page is open (READY, crashes, the controller's own starts and stops); the
- * record adds what it knows of the current run (when its process started, that it is READY or
- * CRASHED and why). Who did a step: the audit entry's actor; a step of the kind the audit keeps
- * for people but with no entry once the audit was read after it was the controller's own
- * (`system`); READY, STOPPED and crashes are always the controller's observation.
+ * A service's timeline, pure: what the controller kept of the service (GET
+ * /api/services/{name}/timeline: every lifecycle step with who or what caused it, also those
+ * before the page was opened), the live events heard since (shown at once; who caused them is
+ * known once the timeline is read again, which the page does after each), and what the record
+ * knows of the current run for a run the controller kept nothing of (it began under a version
+ * without the timeline).
  */
-import type { AuditEntry, ServiceRecord } from './model';
+import type { ServiceRecord } from './model';
 
 /** A frame of /api/events (live.ts's LiveEvent; spelled out so this file needs nothing of the page's). */
 export interface LiveEvent {
@@ -17,15 +15,23 @@ export interface LiveEvent {
   data: Record<string, string>;
 }
 
+/** A step as the controller kept it. */
+export interface KeptStep {
+  timestamp: string;
+  type: string;
+  actor: string;
+  data: Record<string, string>;
+}
+
 export interface TimelineItem {
-  /** ms since the epoch; null when the time is not known (happened before the page was opened and is not kept). */
+  /** ms since the epoch; null when the time is not known (a run the controller kept nothing of). */
   at: number | null;
   /** For a step of unknown time: it came after this time (its run's start), which places it in the list. */
   after?: number;
   /** The event type (SERVICE_READY, …). */
   type: string;
   label: string;
-  /** Who or what caused it; null while the audit log has not been read since. */
+  /** Who or what caused it; null while the timeline has not been read since it was heard. */
   actor: string | null;
   detail: string;
   key: string;
@@ -37,16 +43,11 @@ export interface HeardEvent {
   heardAt: number;
 }
 
-/** The audit log's entries about one service, as read at `readAt` (page clock). */
-export interface AuditView {
-  entries: AuditEntry[];
+/** The kept steps of one service, as read at `readAt` (page clock). */
+export interface KeptView {
+  steps: KeptStep[];
   readAt: number;
 }
-
-/** Events that are audited when a person or API caller caused them (the catalogue's `actor` rule). */
-export const AUDITED_WITH_ACTOR = ['SERVICE_STARTING', 'SERVICE_DRAINING', 'SERVICE_STOPPING', 'SYNC_COMPLETED', 'SYNC_FAILED'] as const;
-/** The audit actions read for a timeline (those plus the ones always audited). */
-export const TIMELINE_ACTIONS = [...AUDITED_WITH_ACTOR, 'SERVICE_DEPLOYED'] as const;
 
 const LABELS: Record<string, string> = {
   SERVICE_PREPARED: 'Prepared',
@@ -63,6 +64,10 @@ const LABELS: Record<string, string> = {
   SYNC_FAILED: 'State push failed',
   SCALE_DOWN: 'Scaled down',
   GROUP_QUARANTINED: 'Group quarantined',
+  BACKUP_STARTED: 'Backup started',
+  BACKUP_COMPLETED: 'Backed up',
+  BACKUP_FAILED: 'Backup failed',
+  BACKUP_RESTORED: 'Restored from a backup',
 };
 
 /** Whether a live event belongs on the timeline of `name`. */
@@ -70,27 +75,32 @@ export function aboutService(event: LiveEvent, name: string): boolean {
   return event.data.service === name && event.type in LABELS;
 }
 
-/** An audit entry and a live event this close together (same type) are one step. */
+/** Whether a live event changes what the controller kept about `name` (the timeline is read again). */
+export function changesTimeline(event: LiveEvent, name: string): boolean {
+  return aboutService(event, name) || (event.type.startsWith('BACKUP_') && event.data.targetName === name);
+}
+
+/** A kept step and a heard event of the same type this close together are one step. */
 const SAME_STEP_MS = 2_000;
 /** A record's start time this close after a SERVICE_STARTING is that start. */
 const START_SLACK_MS = 60_000;
 
-export function buildTimeline(name: string, audit: AuditView | null, heard: readonly HeardEvent[], record: ServiceRecord | null): TimelineItem[] {
+export function buildTimeline(kept: KeptView | null, heard: readonly HeardEvent[], record: ServiceRecord | null): TimelineItem[] {
   const items: TimelineItem[] = [];
-  const entries = (audit?.entries ?? []).filter((e) => e.target === name);
-  for (const e of entries) {
-    const at = Date.parse(e.timestamp);
-    items.push({ at, type: e.action, label: LABELS[e.action] ?? e.action, actor: e.actor, detail: detailOf(e.action, parseDetails(e.details)), key: `a-${e.action}-${at}` });
+  const steps = kept?.steps ?? [];
+  for (const step of steps) {
+    const at = Date.parse(step.timestamp);
+    items.push({ at, type: step.type, label: LABELS[step.type] ?? step.type, actor: step.actor, detail: detailOf(step.type, step.data), key: `k-${step.type}-${at}` });
   }
   for (const { event, heardAt } of heard) {
     const at = Date.parse(event.timestamp);
-    const audited = (AUDITED_WITH_ACTOR as readonly string[]).includes(event.type);
-    if (audited && entries.some((e) => e.action === event.type && Math.abs(Date.parse(e.timestamp) - at) <= SAME_STEP_MS)) continue;
-    const actor = !audited || (audit !== null && audit.readAt > heardAt) ? 'system' : null;
+    if (steps.some((s) => s.type === event.type && Math.abs(Date.parse(s.timestamp) - at) <= SAME_STEP_MS)) continue;
+    // Read after it was heard and still not there: the controller could not keep it (its disk, say).
+    const actor = kept !== null && kept.readAt > heardAt ? 'unrecorded' : null;
     items.push({ at, type: event.type, label: LABELS[event.type] ?? event.type, actor, detail: detailOf(event.type, event.data), key: `l-${event.type}-${at}-${heardAt}` });
   }
   addWhatTheRecordKnows(items, record);
-  markRestarts(items);
+  markRestartsAndMoves(items, steps);
   return items.sort(newestFirst);
 }
 
@@ -99,13 +109,13 @@ function addWhatTheRecordKnows(items: TimelineItem[], record: ServiceRecord | nu
   const started = Date.parse(record.startedAt);
   const starts = items.filter((i) => i.type === 'SERVICE_STARTING' && i.at !== null && i.at <= started + SAME_STEP_MS && started - i.at <= START_SLACK_MS);
   if (starts.length === 0) {
-    // No start in the audit log: the controller started it itself (the log keeps starts by people).
-    items.push({ at: started, type: 'SERVICE_STARTING', label: 'Started', actor: 'system', detail: 'its process started (from the record)', key: `r-start-${started}` });
+    // A run the controller kept no start of (it began under a version without the timeline).
+    items.push({ at: started, type: 'SERVICE_STARTING', label: 'Started', actor: 'unrecorded', detail: 'its process started (from the record)', key: `r-start-${started}` });
   }
   const runStart = Math.min(started, ...starts.map((i) => i.at!));
   const since = (type: string) => items.some((i) => i.type === type && (i.at === null || i.at >= runStart));
   if ((record.state === 'READY' || record.state === 'DRAINING') && !since('SERVICE_READY')) {
-    items.push({ at: null, after: runStart, type: 'SERVICE_READY', label: 'READY', actor: 'system', detail: 'before this page was opened (the time is not kept)', key: 'r-ready' });
+    items.push({ at: null, after: runStart, type: 'SERVICE_READY', label: 'READY', actor: 'system', detail: 'its time was not kept (the run began before the timeline was)', key: 'r-ready' });
   }
   if (record.state === 'CRASHED' && !since('SERVICE_CRASHED')) {
     items.push({ at: null, after: runStart, type: 'SERVICE_CRASHED', label: 'Crashed', actor: 'system', detail: record.diagnosis ?? 'it ended without a known reason', key: 'r-crashed' });
@@ -116,13 +126,23 @@ function addWhatTheRecordKnows(items: TimelineItem[], record: ServiceRecord | nu
   }
 }
 
-/** A start right after a stop or a crash is a restart, and says so. */
-function markRestarts(items: TimelineItem[]): void {
+/**
+ * A start right after a stop or a crash is a restart, and says so; a start on another node than
+ * the run before it (a migration) says where it moved.
+ */
+function markRestartsAndMoves(items: TimelineItem[], steps: readonly KeptStep[]): void {
+  const nodeAt = new Map(steps.filter((s) => s.type === 'SERVICE_STARTING' && s.data.node).map((s) => [Date.parse(s.timestamp), s.data.node!]));
   const chronological = items.filter((i) => i.at !== null).sort((a, b) => a.at! - b.at!);
   let previous: TimelineItem | undefined;
+  let previousNode: string | undefined;
   for (const item of chronological) {
-    if (item.type === 'SERVICE_STARTING' && previous && (previous.type === 'SERVICE_CRASHED' || previous.type === 'SERVICE_STOPPED' || previous.type === 'SERVICE_STOPPING')) {
-      item.label = previous.type === 'SERVICE_CRASHED' ? 'Restarted after the crash' : 'Restarted';
+    if (item.type === 'SERVICE_STARTING') {
+      const node = nodeAt.get(item.at!);
+      if (node && previousNode && node !== previousNode) item.label = `Moved to node ${node}`;
+      else if (previous && (previous.type === 'SERVICE_CRASHED' || previous.type === 'SERVICE_STOPPED' || previous.type === 'SERVICE_STOPPING')) {
+        item.label = previous.type === 'SERVICE_CRASHED' ? 'Restarted after the crash' : 'Restarted';
+      }
+      if (node) previousNode = node;
     }
     previous = item;
   }
@@ -134,19 +154,14 @@ function newestFirst(a: TimelineItem, b: TimelineItem): number {
   return time(b) - time(a);
 }
 
-function parseDetails(details: string): Record<string, string> {
-  const data: Record<string, string> = {};
-  for (const part of details.split(', ')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) data[part.slice(0, eq)] = part.slice(eq + 1);
-  }
-  return data;
-}
-
 function detailOf(type: string, data: Record<string, string | undefined>): string {
+  const why = data.reason ? ` (${data.reason})` : '';
   switch (type) {
     case 'SERVICE_STARTING':
-      return data.port ? `on port ${data.port}` : '';
+      return `${data.port ? `on port ${data.port}` : ''}${data.node && data.node !== 'local' ? ` of node ${data.node}` : ''}${why}`.trim();
+    case 'SERVICE_DRAINING':
+    case 'SERVICE_STOPPING':
+      return why.trim();
     case 'SERVICE_CRASHED':
       return `exit code ${data.exitCode ?? '?'}${data.restartAttempt && data.restartAttempt !== '0' ? `, restart attempt ${data.restartAttempt}` : ''}`;
     case 'SERVICE_DEPLOYED':
@@ -159,7 +174,18 @@ function detailOf(type: string, data: Record<string, string | undefined>): strin
       return data.reason ?? '';
     case 'SYNC_COMPLETED':
       return `${data.filesReceived ?? '?'} files received`;
+    case 'BACKUP_STARTED':
+      return `#${data.id ?? '?'}`;
+    case 'BACKUP_COMPLETED':
+      return `#${data.id ?? '?'}, ${mib(data.sizeBytes)} in ${seconds(data.durationMs)}`;
+    case 'BACKUP_FAILED':
+      return `#${data.id ?? '?'}: ${data.reason ?? 'no reason given'}`;
+    case 'BACKUP_RESTORED':
+      return `#${data.id ?? '?'} into ${data.targetPath ?? '?'}`;
     default:
       return '';
   }
 }
+
+const mib = (bytes: string | undefined) => (bytes === undefined ? '? MiB' : `${(Number(bytes) / 1_048_576).toFixed(1)} MiB`);
+const seconds = (ms: string | undefined) => (ms === undefined ? '? s' : `${(Number(ms) / 1000).toFixed(1)} s`);

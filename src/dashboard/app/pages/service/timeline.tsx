@@ -1,20 +1,20 @@
 /**
  * A service's timeline, newest first (timeline-model.ts): starts, READY, crashes with their
- * diagnosis, restarts and stops, each with who or what caused it. The audit entries about the
- * service are read once and again after each step the audit may hold an actor for.
+ * diagnosis, restarts, stops, scaling, deploys, pushes, migrations and backups, each with who or
+ * what caused it. What the controller kept is read once and again after each step heard live.
  */
 import { useQuery } from '@tanstack/preact-query';
 import { api } from '../../api';
-import { auditKey, type AuditEntry, type ServiceRecord } from './model';
-import { buildTimeline, TIMELINE_ACTIONS, type AuditView, type HeardEvent } from './timeline-model';
+import { servicePath, timelineKey, type ServiceRecord } from './model';
+import { buildTimeline, type HeardEvent, type KeptStep, type KeptView } from './timeline-model';
 
-/** Audit entries read per action: a service's history, not the whole log. */
-const PER_ACTION = 100;
+/** Steps read: the service's recent history (the controller keeps it for [metrics] retention_days). */
+const STEPS = 100;
 
-async function readAudit(): Promise<AuditView> {
+async function readTimeline(name: string): Promise<KeptView> {
   const readAt = Date.now();
-  const pages = await Promise.all(TIMELINE_ACTIONS.map((action) => api<{ entries: AuditEntry[] }>(`/api/audit?limit=${PER_ACTION}&action=${action}`)));
-  return { entries: pages.flatMap((p) => p.entries), readAt };
+  const { steps } = await api<{ steps: KeptStep[] }>(servicePath(name, `/timeline?limit=${STEPS}`));
+  return { steps, readAt };
 }
 
 /** The time of a step: of day when it is today's, with the date otherwise. */
@@ -24,18 +24,24 @@ function when(at: number | null): string {
   return date.toDateString() === new Date().toDateString() ? date.toLocaleTimeString() : date.toLocaleString();
 }
 
-const ACTORS: Record<string, string> = { system: 'the controller', console: 'the controller console' };
+const ACTORS: Record<string, string> = {
+  system: 'the controller',
+  console: 'the controller console',
+  autoscaler: 'the autoscaler',
+  scheduler: 'the scheduler',
+  unrecorded: 'unknown (not recorded)',
+};
 const actorText = (actor: string | null) => (actor === null ? 'checking…' : (ACTORS[actor] ?? actor));
 
 export function Timeline({ name, heard, record }: { name: string; heard: readonly HeardEvent[]; record: ServiceRecord | null }) {
-  const audit = useQuery({ queryKey: auditKey(name), queryFn: readAudit });
-  const items = buildTimeline(name, audit.data ?? null, heard, record);
+  const kept = useQuery({ queryKey: timelineKey(name), queryFn: () => readTimeline(name) });
+  const items = buildTimeline(kept.data ?? null, heard, record);
   return (
     <section class="service-panel service-timeline" aria-labelledby="service-timeline-title">
       <h2 id="service-timeline-title">Timeline</h2>
-      {audit.isError && (
+      {kept.isError && (
         <p class="error" role="alert">
-          The audit log could not be read ({audit.error.message}): who started or stopped it is not known; events heard on this page are shown.
+          The timeline could not be read ({kept.error.message}): the steps heard on this page are shown, without who caused them.
         </p>
       )}
       {items.length === 0 ? (
