@@ -1,11 +1,12 @@
 /**
  * The Services page in a real browser (issue 41) against the compiled binary, with real
- * flying-squid servers (and a fake-paper one that crashes on cue): two instances started from a group become READY on the page by the live events
- * alone (the page never polls), a third is refused in the API's words; both are restarted as a
- * bulk action with a 1 s stagger after a confirmation, one at a time in list order (the test's
- * own events socket times it); a row's Stop takes one off the list live. A crashed service
- * shows its diagnosis, and a bulk Start brings it back under its name while leaving a running
- * one alone. Screenshots at 1280 and 390 px, and nothing scrolls sideways at 390.
+ * flying-squid servers (and a fake-paper one that crashes on cue): two instances started from a
+ * group become READY on the page by the live events alone (the page never polls), a third is
+ * refused in the API's words; both are restarted as a bulk action with a 1 s stagger after a
+ * confirmation, one at a time in list order (the test's own events socket times it); a row's
+ * Stop takes one off the list live. A crashed service shows its diagnosis, and a bulk Start
+ * brings it back under its name while leaving a running one alone. Screenshots at 1280 and
+ * 390 px, and nothing scrolls sideways at 390.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
