@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { QueryClient, QueryClientProvider } from '@tanstack/preact-query';
-import { Route, Switch } from 'wouter-preact';
+import { Redirect, Route, Switch } from 'wouter-preact';
 import { onSignedOut, storedToken } from './api';
 import { Login } from './login';
 import { Shell } from './shell';
@@ -55,6 +55,8 @@ function App() {
         <Route path="/stress">{() => <Guarded page="Stress"><Stress /></Guarded>}</Route>
         <Route path="/settings">{() => <Guarded page="Settings"><Settings /></Guarded>}</Route>
         <Route path="/profile">{() => <Guarded page="Profile"><Profile /></Guarded>}</Route>
+        {/* Where the in-game command and magic links send a player (`/login`, `/login?link=`): signed in, the Overview. */}
+        <Route path="/login">{() => <Redirect to="/" replace />}</Route>
         <Route>
           <p role="alert">No page here: choose one in the navigation.</p>
         </Route>

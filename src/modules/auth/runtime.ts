@@ -17,8 +17,18 @@ import { TotpService } from './totp';
 import { TotpThrottle } from './totp-throttle';
 import { monotonicNow, type Clock } from '../../core/time/monotonic';
 
-/** Used for magic links and passkeys when neither svc.toml nor auth.toml names the dashboard. */
+/** The reference dashboard's development address: the fallback when the controller serves no dashboard of its own on a known port. */
 export const FALLBACK_PUBLIC_URL = 'http://localhost:3000';
+
+/**
+ * The dashboard's address for magic links and passkeys when neither svc.toml nor auth.toml
+ * names it: the controller's own dashboard as its machine reaches it (`http://localhost:<api
+ * port>`), else FALLBACK_PUBLIC_URL. The doctor still asks for a real one: a player's browser is
+ * rarely on the controller's machine.
+ */
+export function fallbackPublicUrl(config: { dashboard: { enabled: boolean }; api: { port: number } }): string {
+  return config.dashboard.enabled && config.api.port > 0 ? `http://localhost:${config.api.port}` : FALLBACK_PUBLIC_URL;
+}
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
@@ -57,7 +67,7 @@ export class AuthRuntime {
     const mono = monotonic ?? now ?? monotonicNow;
     const configured = kernel.config.dashboard.public_url.trim() || config.dashboard.public_url.trim();
     this.publicUrlConfigured = configured !== '';
-    this.publicUrl = (configured || FALLBACK_PUBLIC_URL).replace(/\/+$/, '');
+    this.publicUrl = (configured || fallbackPublicUrl(kernel.config)).replace(/\/+$/, '');
     const location = sessionKeyLocation(kernel.dir, config.security.token_encryption_key_file);
     this.keyFile = location.file;
     this.key = loadSessionKey(location);
