@@ -29,7 +29,7 @@ type Reachable<M> = M extends SvcModule<infer U> ? keyof ModuleContext<U>['kerne
 // What each built-in module declares, and so all its hooks can reach.
 const declared: [
   Equal<Reachable<typeof authModule>, 'bus' | 'config' | 'db' | 'dir' | 'modules' | 'paths'>,
-  Equal<Reachable<typeof backupModule>, 'apiToken' | 'bus' | 'config' | 'configPath' | 'db' | 'dedicated' | 'dir' | 'manager' | 'paths' | 'services' | 'stateSync'>,
+  Equal<Reachable<typeof backupModule>, 'apiToken' | 'bus' | 'config' | 'configPath' | 'dashboardMetrics' | 'db' | 'dedicated' | 'dir' | 'manager' | 'paths' | 'services' | 'stateSync'>,
   Equal<Reachable<typeof displayModule>, 'bus' | 'dir' | 'groups'>,
   Equal<Reachable<typeof permsModule>, 'bus' | 'db' | 'modules'>,
   Equal<Reachable<typeof playersModule>, 'bus' | 'db' | 'modules' | 'players' | 'services'>,

@@ -8,11 +8,12 @@ import type { ServiceRecord } from '../services/registry';
 export interface TimelineStep {
   /** ISO-8601 UTC, the event's own time. */
   timestamp: string;
-  /** The event type (SERVICE_READY, BACKUP_COMPLETED, …). */
+  /** The event type (SERVICE_READY, SCALE_DOWN, a module's event, …). */
   type: string;
   /**
    * Who or what caused it: the event's actor (api:admin, dashboard:<name>, console, system), or
-   * `autoscaler` for a start or stop the scaling engine decided, `scheduler` for a scheduled backup.
+   * `autoscaler` for a start or stop the scaling engine decided; a module recording its own steps
+   * (the backup module: `scheduler` for a scheduled backup) says its own.
    */
   actor: string;
   /** The event's fields; a start also names its `node`, an autoscaler step its `reason`. */
@@ -40,10 +41,6 @@ export const TIMELINE_SERVICE_EVENTS: ReadonlySet<string> = new Set([
   'GROUP_QUARANTINED',
 ]);
 
-/** Backup events: on the timeline of the service (or dedicated service) backed up. */
-const BACKUP_EVENTS: ReadonlySet<string> = new Set(['BACKUP_STARTED', 'BACKUP_COMPLETED', 'BACKUP_FAILED', 'BACKUP_RESTORED']);
-const SERVICE_BACKUP_TARGETS: ReadonlySet<string> = new Set(['SERVICE', 'DEDICATED']);
-
 /** A start by the controller this soon after its group's SCALE_UP was the autoscaler's (the engine starts right after publishing). */
 const SCALE_UP_WINDOW_MS = 10_000;
 /** A stop by the controller this soon after the service's SCALE_DOWN was the autoscaler's. */
@@ -52,6 +49,8 @@ const SCALE_DOWN_WINDOW_MS = 10_000;
 /**
  * The timeline of every service, in sqlite so it outlives the service's process and the
  * controller's restarts; pruned with the metrics. Reads are by service name, newest first.
+ * Core's events are recorded by `recordServiceTimeline`; a module records its own steps about a
+ * service with `record` (the backup module: src/modules/backup/timeline.ts).
  */
 export class ServiceTimeline {
   private readonly insert;
@@ -80,33 +79,20 @@ export class ServiceTimeline {
 }
 
 /**
- * Feeds the timeline from the bus. Who caused a step is the event's actor, made more precise
- * where the bus only knows "the controller": a start within 10 s of its group's SCALE_UP and a
- * stop within 10 s of the service's SCALE_DOWN are the autoscaler's (with its reason); a backup
- * is whoever its `triggeredBy` names (the scheduler for scheduled ones).
+ * Feeds the timeline from core's events on the bus. Who caused a step is the event's actor,
+ * made more precise where the bus only knows "the controller": a start within 10 s of its
+ * group's SCALE_UP and a stop within 10 s of the service's SCALE_DOWN are the autoscaler's
+ * (with its reason).
  */
 export function recordServiceTimeline(bus: EventBus, timeline: ServiceTimeline, lookup: (service: string) => ServiceRecord | undefined): () => void {
   const scaledUp = new Map<string, { at: number; reason: string }>();
   const scaledDown = new Map<string, { at: number; reason: string }>();
-  /** Backups of a service under way: id → the service and who started it. */
-  const backups = new Map<string, { service: string; triggeredBy: string }>();
-
-  const stepOf = (event: SvcEvent, actor: string, extra: Record<string, string> = {}): TimelineStep => ({
-    timestamp: event.timestamp,
-    type: event.type,
-    actor,
-    data: { ...(event.data as Record<string, string>), ...extra },
-  });
 
   return bus.subscribe((event) => {
     const data = event.data as Record<string, string | undefined>;
     const at = Date.parse(event.timestamp);
     if (event.type === 'SCALE_UP' && data.group) {
       scaledUp.set(data.group, { at, reason: data.reason ?? '' });
-      return;
-    }
-    if (BACKUP_EVENTS.has(event.type)) {
-      recordBackup(event, data);
       return;
     }
     const service = data.service;
@@ -145,24 +131,9 @@ export function recordServiceTimeline(bus: EventBus, timeline: ServiceTimeline, 
         timeline.record(service, stepOf(event, event.actor));
     }
   });
+}
 
-  function recordBackup(event: SvcEvent, data: Record<string, string | undefined>): void {
-    const id = data.id;
-    if (event.type === 'BACKUP_STARTED') {
-      if (!id || !data.targetName || !SERVICE_BACKUP_TARGETS.has((data.targetType ?? '').toUpperCase())) return;
-      const triggeredBy = data.triggeredBy || event.actor;
-      backups.set(id, { service: data.targetName, triggeredBy });
-      timeline.record(data.targetName, stepOf(event, triggeredBy));
-      return;
-    }
-    if (event.type === 'BACKUP_RESTORED') {
-      // A restore names its target but not its kind: on the timeline when that is a service.
-      if (data.targetName && lookup(data.targetName)) timeline.record(data.targetName, stepOf(event, data.triggeredBy || event.actor));
-      return;
-    }
-    const started = id ? backups.get(id) : undefined;
-    if (!started) return;
-    backups.delete(id!);
-    timeline.record(started.service, stepOf(event, started.triggeredBy));
-  }
+/** A step of `event`, caused by `actor`, with its data and `extra` fields. */
+export function stepOf(event: SvcEvent, actor: string, extra: Record<string, string> = {}): TimelineStep {
+  return { timestamp: event.timestamp, type: event.type, actor, data: { ...(event.data as Record<string, string>), ...extra } };
 }

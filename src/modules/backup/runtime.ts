@@ -8,6 +8,7 @@ import { holdsRestoreLeftovers } from './restore-folders';
 import { BackupScheduler } from './scheduler';
 import { restoreRoots } from './sources';
 import { BackupStore } from './store';
+import { recordBackupsOnTimeline } from './timeline';
 import { ApiError } from '../../errors';
 
 /** Settings only the operator may change over the API (see updateConfig). */
@@ -27,6 +28,8 @@ export class BackupRuntime {
   private problem: string | undefined;
   /** backup.toml did not exist: this start wrote the defaults, and says what they will do. */
   private readonly firstStart: boolean;
+  /** Stops putting backups on the services' timelines. */
+  private readonly stopTimeline: () => void;
 
   constructor(
     readonly kernel: BackupKernel,
@@ -42,6 +45,7 @@ export class BackupRuntime {
     this.store = new BackupStore(kernel.db);
     this.manager = new BackupManager(kernel, this.store, () => this.current, log);
     this.scheduler = new BackupScheduler(this.manager, this.store, () => this.current, log);
+    this.stopTimeline = recordBackupsOnTimeline(kernel.bus, kernel.dashboardMetrics.timeline, (name) => kernel.services.get(name));
   }
 
   config(): BackupConfig {
@@ -106,6 +110,7 @@ export class BackupRuntime {
   }
 
   async stop(): Promise<void> {
+    this.stopTimeline();
     this.scheduler.stop();
     await this.manager.stop();
   }

@@ -105,26 +105,6 @@ describe('service timeline', () => {
     expect(shape(timeline, 'Lobby-4')).toEqual([['SERVICE_STARTING', 'dashboard:Alex']]);
   });
 
-  test('backups of a service or a dedicated one, by whoever triggered them; other targets stay off', () => {
-    const { timeline, bus, registry } = setup();
-    registry.add(record('Survival', 'Survival'));
-    at(0);
-    bus.publish('BACKUP_STARTED' as never, { id: '7', targetType: 'DEDICATED', targetName: 'Survival', triggeredBy: 'scheduler' } as never);
-    bus.publish('BACKUP_STARTED' as never, { id: '8', targetType: 'TEMPLATES', targetName: 'Survival', triggeredBy: 'api:admin' } as never, 'api:admin');
-    at(5_000);
-    bus.publish('BACKUP_COMPLETED' as never, { id: '7', targetName: 'Survival', sizeBytes: '1024', durationMs: '5000', status: 'COMPLETED' } as never);
-    bus.publish('BACKUP_COMPLETED' as never, { id: '8', targetName: 'Survival', sizeBytes: '1', durationMs: '1', status: 'COMPLETED' } as never);
-    at(9_000);
-    bus.publish('BACKUP_RESTORED' as never, { id: '7', targetName: 'Survival', targetPath: 'services/Survival', triggeredBy: 'dashboard:Alex' } as never, 'dashboard:Alex');
-    bus.publish('BACKUP_RESTORED' as never, { id: '9', targetName: 'Gone', targetPath: 'x', triggeredBy: 'api:admin' } as never, 'api:admin');
-    expect(shape(timeline, 'Survival')).toEqual([
-      ['BACKUP_RESTORED', 'dashboard:Alex'],
-      ['BACKUP_COMPLETED', 'scheduler'],
-      ['BACKUP_STARTED', 'scheduler'],
-    ]);
-    expect(timeline.steps('Gone', 100)).toEqual([]);
-  });
-
   test('kept across a reopen of the database; pruned by age; a read is capped', async () => {
     const { file, timeline, bus } = setup();
     at(0);
