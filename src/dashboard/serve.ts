@@ -62,8 +62,8 @@ const pages = new WeakMap<DashboardFiles, Map<string, string>>();
 
 /**
  * The app's page telling the app what this controller offers before anyone signs in (a
- * `<meta name="svc-features">`: `auth` when the auth module's game-account sign-in is served),
- * so the login shows only what works. Worked out once per build of the files and set of features.
+ * `<meta name="svc-features">`: the ids of the modules this run loaded, `auth` among them when
+ * its game-account sign-in is served), so the login and the navigation show only what works. Worked out once per build of the files and set of features.
  */
 function pageWith(files: DashboardFiles, features: readonly string[]): string {
   const content = features.filter((f) => /^[a-z-]+$/.test(f)).join(' ');

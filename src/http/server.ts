@@ -124,8 +124,13 @@ export function createHttpServer(kernel: Kernel, options: HttpOptions): { server
 
   for (const route of options.routes) mountRoute(app, route);
   for (const socket of options.sockets) hub.mount(app, socket, (request, params) => admit({ kind: 'socket', socket }, request, params));
-  // The game-account sign-in is offered when the auth module serves it.
-  const dashboardFeatures = options.routes.some((r) => r.path === '/api/auth/consume-challenge') ? ['auth'] : [];
+  // The page names the modules this run loaded: the app shows their pages, and the game-account
+  // sign-in when `auth` is among them.
+  const dashboardFeatures = kernel.modules
+    .list()
+    .filter((m) => m.status === 'active')
+    .map((m) => m.id)
+    .sort();
   if (config.dashboard.enabled) mountDashboard(app, (request) => admit(undefined, request), dashboardFeatures);
 
   function mountRoute(target: typeof app, route: AnyRoute): void {

@@ -48,8 +48,12 @@ describe('the page', () => {
     }
   });
 
-  test('the page says which sign-ins this controller offers: the auth module’s game-account one here', async () => {
-    expect(await (await get('/')).text()).toContain('<meta name="svc-features" content="auth" />');
+  test('the page names the modules this run loaded (auth’s game-account sign-in among them), as GET /api/modules lists them', async () => {
+    const content = /<meta name="svc-features" content="([a-z -]*)" \/>/.exec(await (await get('/')).text())?.[1];
+    const modules = (await (await c.api('/api/modules')).json()) as { modules: { id: string; status: string }[] };
+    const active = modules.modules.filter((m) => m.status === 'active').map((m) => m.id).sort();
+    expect(active).toContain('auth');
+    expect(content?.split(' ')).toEqual(active);
   });
 
   test('HEAD / answers the headers without a body', async () => {

@@ -26,8 +26,9 @@ describe('the dashboard in the executable', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await page.text();
-    // The page is the app's, telling it what this controller offers (the auth module's sign-in).
-    expect(html).toContain('<meta name="svc-features" content="auth" />');
+    // The page is the app's, telling it what this controller offers: the modules this run loaded
+    // (the default install's), the auth module's sign-in among them.
+    expect(/<meta name="svc-features" content="([a-z -]*)" \/>/.exec(html)?.[1]?.split(' ')).toContain('auth');
     expect(html).toContain('<div id="root"></div>');
     const refs = [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((ref) => !ref.startsWith('data:'));
     expect(refs.length).toBeGreaterThanOrEqual(2);
