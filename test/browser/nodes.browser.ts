@@ -1,7 +1,9 @@
 /**
  * The Nodes page in headless Chromium against the binary (issue 41): a real agent (the same
- * executable, `svc agent`) joins and its card shows it connected with its machine's facts; with
- * the cluster off the page says how to turn it on.
+ * executable, `svc agent`) joins and its card shows it connected with its machine's facts, its
+ * budget in MB and its runtime; with the load balancer off its card is absent (the 404 it
+ * answers is expected, not a failure); with the cluster off the page says how to turn it on.
+ * The load balancer on and the join card: nodes-cluster.browser.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -48,12 +50,25 @@ describe('Nodes', () => {
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = new PageProblems(page);
+    // The load balancer is off: the card asks once, hears 404 LOAD_BALANCER_NOT_ENABLED and shows nothing.
+    problems.expect(/^404 GET \/api\/loadbalancer$/);
+    problems.expect(/status of 404/);
     await signIn(page, url, TOKEN);
+    const lbAnswer = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/loadbalancer');
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Nodes', exact: true }).click();
     const card = page.getByRole('article', { name: 'Node node-a' });
     await card.waitFor();
     expect(await card.textContent()).toContain('connected');
     expect(await card.textContent()).toContain(hostname());
+    // agent.toml's default max_memory = "8G": the budget with its unit; the runtime as the node reports it.
+    expect(await card.textContent()).toContain('services may take 8192 MB (8.0 GiB)');
+    expect(await card.textContent()).toMatch(/RuntimeBun \d+\.\d+/);
+    const answer = await lbAnswer;
+    expect(answer.status()).toBe(404);
+    expect(((await answer.json()) as { error: string }).error).toBe('LOAD_BALANCER_NOT_ENABLED');
+    expect(await page.getByRole('region', { name: /^Load balancer/ }).count()).toBe(0);
+    expect(await page.getByText('Load balancer').count()).toBe(0);
+    await page.getByRole('region', { name: 'Join an agent' }).waitFor();
     await page.screenshot({ path: join(screenshotDir(), 'nodes-1280.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
@@ -72,6 +87,7 @@ describe('Nodes', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = new PageProblems(page);
     problems.expect(/^404 GET \/api\/nodes$/);
+    problems.expect(/^404 GET \/api\/loadbalancer$/);
     problems.expect(/status of 404/);
     await signIn(page, url, TOKEN);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Nodes', exact: true }).click();
