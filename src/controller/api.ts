@@ -8,6 +8,7 @@ import type { AnyRoute, SocketSpec } from '../http/route';
 import type { RequestGuard } from '../http/guard';
 import { createHttpServer } from '../http/server';
 import { auditRoutes } from '../http/routes/audit';
+import { timelineRoutes } from '../http/routes/timeline';
 import { commandRoutes } from '../http/routes/commands';
 import { configRoutes } from '../http/routes/config';
 import { metricsRoutes } from '../http/routes/metrics';
@@ -99,6 +100,7 @@ export class ControllerApi {
       ...tokenRoutes(kernel),
       ...configRoutes(kernel),
       ...auditRoutes(kernel),
+      ...timelineRoutes(kernel),
       ...metricsRoutes(kernel),
       ...metricsDashboardRoutes(kernel),
       ...moduleRoutes(kernel),

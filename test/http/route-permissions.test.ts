@@ -106,6 +106,7 @@ describe('route declarations', () => {
     ['GET', '/api/loadbalancer', 'svc.dashboard.nodes.view'],
     ['GET', '/api/metrics/performance', 'svc.dashboard.metrics.view'],
     ['GET', '/api/audit', 'svc.dashboard.audit.view'],
+    ['GET', '/api/timeline', 'svc.dashboard.audit.view'],
     ['POST', '/api/reload', 'svc.dashboard.reload'],
     ['POST', '/api/shutdown', 'svc.dashboard.shutdown'],
     ['PATCH', '/api/config', 'svc.dashboard.admin'],

@@ -7,7 +7,7 @@ import { groupRows } from './group-rows';
 import { historyMinutes, NetworkHistory, type PlayerSample } from './network-history';
 import { performanceSummary, type PerformanceSummary } from './performance';
 import { recordServiceEvents, ServiceEventsStore } from './service-events-store';
-import { recordServiceTimeline, ServiceTimeline } from './service-timeline';
+import { recordTimeline, Timeline } from './timeline';
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -44,8 +44,8 @@ export interface DashboardMetricsDeps {
 export class DashboardMetrics {
   readonly network: NetworkHistory;
   readonly events: ServiceEventsStore;
-  /** Each service's timeline (GET /api/services/{name}/timeline). */
-  readonly timeline: ServiceTimeline;
+  /** The network's history (GET /api/timeline; a service's own at GET /api/services/{name}/timeline). */
+  readonly timeline: Timeline;
 
   constructor(private readonly deps: DashboardMetricsDeps) {
     this.network = new NetworkHistory({
@@ -56,8 +56,8 @@ export class DashboardMetrics {
     });
     this.events = new ServiceEventsStore(deps.db);
     recordServiceEvents(deps.bus, this.events, (name) => deps.registry.get(name));
-    this.timeline = new ServiceTimeline(deps.db);
-    recordServiceTimeline(deps.bus, this.timeline, (name) => deps.registry.get(name));
+    this.timeline = new Timeline(deps.db);
+    recordTimeline(deps.bus, this.timeline, (name) => deps.registry.get(name));
   }
 
   /** One sample of the network (players, up and down services). */

@@ -8,7 +8,7 @@ import { ServiceViewSchema, serviceView } from '../../core/services/view';
 import { serviceLogLines } from '../../core/services/log-lines';
 import { defineRoute, type AnyRoute } from '../route';
 import { clamp } from '../clamp';
-import { TIMELINE_MAX_STEPS } from '../../core/metrics/service-timeline';
+import { TIMELINE_MAX_STEPS } from '../../core/metrics/timeline';
 import { supervisorRunDir } from '../../core/isolation';
 
 const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 128 }) });

@@ -8,7 +8,7 @@ import { holdsRestoreLeftovers } from './restore-folders';
 import { BackupScheduler } from './scheduler';
 import { restoreRoots } from './sources';
 import { BackupStore } from './store';
-import { recordBackupsOnTimeline } from './timeline';
+import { resolveBackupsOnTimeline } from './timeline';
 import { ApiError } from '../../errors';
 
 /** Settings only the operator may change over the API (see updateConfig). */
@@ -28,7 +28,7 @@ export class BackupRuntime {
   private problem: string | undefined;
   /** backup.toml did not exist: this start wrote the defaults, and says what they will do. */
   private readonly firstStart: boolean;
-  /** Stops putting backups on the services' timelines. */
+  /** Stops naming the services of backup events on the timeline. */
   private readonly stopTimeline: () => void;
 
   constructor(
@@ -45,7 +45,7 @@ export class BackupRuntime {
     this.store = new BackupStore(kernel.db);
     this.manager = new BackupManager(kernel, this.store, () => this.current, log);
     this.scheduler = new BackupScheduler(this.manager, this.store, () => this.current, log);
-    this.stopTimeline = recordBackupsOnTimeline(kernel.bus, kernel.dashboardMetrics.timeline, (name) => kernel.services.get(name));
+    this.stopTimeline = resolveBackupsOnTimeline(kernel.dashboardMetrics.timeline, (name) => kernel.services.get(name));
   }
 
   config(): BackupConfig {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, setSystemTime, test } from 'bun:test';
 import { join } from 'node:path';
-import { ServiceTimeline } from '../../../src/core/metrics/service-timeline';
+import { recordTimeline, Timeline } from '../../../src/core/metrics/timeline';
 import { newRecord, ServiceRegistry, type ServiceRecord } from '../../../src/core/services/registry';
 import { EventBus } from '../../../src/events/bus';
-import { recordBackupsOnTimeline } from '../../../src/modules/backup/timeline';
+import { resolveBackupsOnTimeline } from '../../../src/modules/backup/timeline';
 import { openDatabase } from '../../../src/storage/db';
 import { migrate } from '../../../src/storage/migrate';
 import { CORE_MIGRATIONS } from '../../../src/storage/core-migrations';
@@ -27,10 +27,11 @@ function setup() {
   const db = openDatabase(join(dir, 'svc.db'));
   migrate(db, 'core', CORE_MIGRATIONS);
   cleanups.unshift(() => db.close());
-  const timeline = new ServiceTimeline(db);
+  const timeline = new Timeline(db);
   const bus = new EventBus();
   const registry = new ServiceRegistry();
-  cleanups.unshift(recordBackupsOnTimeline(bus, timeline, (name) => registry.get(name)));
+  cleanups.unshift(recordTimeline(bus, timeline, (name) => registry.get(name)));
+  cleanups.unshift(resolveBackupsOnTimeline(timeline, (name) => registry.get(name)));
   return { timeline, bus, registry };
 }
 
@@ -38,9 +39,9 @@ function at(offsetMs: number): void {
   setSystemTime(new Date(T0 + offsetMs));
 }
 
-const shape = (timeline: ServiceTimeline, service: string) => timeline.steps(service, 100).map((s) => [s.type, s.actor]);
+const shape = (timeline: Timeline, service: string) => timeline.steps(service, 100).map((s) => [s.type, s.actor]);
 
-/** The backup module puts the runs of a service's backups on that service's timeline. */
+/** The backup module names the service of its backup events, so their runs are on that service's timeline. */
 describe('backups on a service’s timeline', () => {
   test('backups of a service or a dedicated one, by whoever triggered them; other targets stay off', () => {
     const { timeline, bus, registry } = setup();
@@ -60,5 +61,10 @@ describe('backups on a service’s timeline', () => {
       ['BACKUP_STARTED', 'scheduler'],
     ]);
     expect(timeline.steps('Gone', 100)).toEqual([]);
+    // Every run stays on the network's timeline; only a service's is about that service.
+    expect(timeline.query({ limit: 20, types: ['BACKUP_STARTED'] }).map((e) => [e.data.id, e.service, e.actor])).toEqual([
+      ['8', null, 'api:admin'],
+      ['7', 'Survival', 'scheduler'],
+    ]);
   });
 });
