@@ -115,6 +115,8 @@ describe('groups', () => {
   test('reload reports svc.toml changes: hot keys live, the rest need a restart', async () => {
     const file = join(c.dir, 'svc.toml');
     const original = readFileSync(file, 'utf8');
+    // Read once before: the answer is cached, and the reload must make it anew.
+    expect((await readJson(await c.api('/api/config'))).networkName).not.toBe('Reloaded');
     writeFileSync(file, `${original.replace('rate_limit = 0', 'rate_limit = 5')}\n[network]\nname = "Reloaded"\n`);
     try {
       const report = await readJson(await c.api('/api/reload', { method: 'POST' }));

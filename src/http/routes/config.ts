@@ -36,7 +36,7 @@ const PATCHABLE = {
 type ConfigViewValue = ReturnType<typeof buildConfigView>;
 const views = new WeakMap<Kernel, ConfigViewValue>();
 
-/** The GET /api/config body; rebuilt only after the live config changes (PATCH). */
+/** The GET /api/config body; rebuilt only after the live config changes (a PATCH, or a reload: CONFIG_RELOADED). */
 export function configView(kernel: Kernel): ConfigViewValue {
   let view = views.get(kernel);
   if (!view) {
@@ -73,8 +73,12 @@ function withoutSecrets(config: Config): Record<string, Record<string, unknown>>
 const printable = (text: string): boolean => text.isWellFormed() && !/[\u0000-\u001f\u007f]/.test(text);
 
 export function configRoutes(kernel: Kernel): AnyRoute[] {
-  // The view changes only with the configuration: checked and serialised once per view.
+  // The view changes only with the configuration: checked and serialised once per view. A
+  // reload (POST /api/reload, the console's reload) may apply live keys: the view is built again.
   const answerView = cachedJson(ConfigView);
+  kernel.bus.subscribe((event) => {
+    if (event.type === 'CONFIG_RELOADED') views.delete(kernel);
+  });
   return [
     defineRoute({
       method: 'GET',
