@@ -28,6 +28,7 @@ const ACTORS: Record<string, string> = {
   system: 'the controller',
   console: 'the controller console',
   autoscaler: 'the autoscaler',
+  'crash-handler': 'the crash handler',
   scheduler: 'the scheduler',
   unrecorded: 'unknown (not recorded)',
 };
