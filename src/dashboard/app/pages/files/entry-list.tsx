@@ -1,5 +1,5 @@
 /**
- * A folder's entries as a virtualised list (virtual.ts): a folder of 5,000 entries renders
+ * A folder's entries as a virtualised list (../../virtual-rows.ts): a folder of 5,000 entries renders
  * only the rows in view. A folder's name opens it, a file's opens it in the editor (both are
  * links to the page's own address, so Back and a new tab work); a file has Download, and in a
  * writable scope every entry has Delete.
@@ -10,7 +10,10 @@ import { formatBytes, formatDate } from './format';
 import { Icon } from './icons';
 import { pageHref, type ScopeName } from './paths';
 import type { FileEntry } from './requests';
-import { useVirtualRows } from './virtual';
+import { useVirtualRows } from '../../virtual-rows';
+
+/** One row's height in px, at every width (files.css gives .fm-row this height). */
+const ROW_HEIGHT = 52;
 
 interface Props {
   scope: ScopeName;
@@ -24,7 +27,7 @@ interface Props {
 
 export function EntryList({ scope, entries, resetKey, writable, onDownload, onDelete }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualRows(entries.length, scroller);
+  const virtual = useVirtualRows(entries.length, scroller, ROW_HEIGHT);
   // Straight on the element: the virtualizer follows the scroll event it makes.
   useEffect(() => {
     if (scroller.current) scroller.current.scrollTop = 0;
