@@ -7,6 +7,7 @@
  * without the timeline).
  */
 import type { ServiceRecord } from './model';
+import { eventWords } from '../../event-words';
 
 /** A frame of /api/events (live.ts's LiveEvent; spelled out so this file needs nothing of the page's). */
 export interface LiveEvent {
@@ -49,30 +50,27 @@ export interface KeptView {
   readAt: number;
 }
 
-const LABELS: Record<string, string> = {
-  SERVICE_PREPARED: 'Prepared',
-  SERVICE_STARTING: 'Starting',
-  SERVICE_READY: 'READY',
-  SERVICE_DRAINING: 'Draining',
-  SERVICE_STOPPING: 'Stopping',
-  SERVICE_STOPPED: 'Stopped',
-  SERVICE_CRASHED: 'Crashed',
-  SERVICE_RECOVERED: 'Re-attached after a controller restart',
-  SERVICE_DEPLOYED: 'Deployed to its template',
-  SERVICE_CUSTOM_STATE_CHANGED: 'Custom state changed',
-  SYNC_COMPLETED: 'State pushed',
-  SYNC_FAILED: 'State push failed',
-  SCALE_DOWN: 'Scaled down',
-  GROUP_QUARANTINED: 'Group quarantined',
-  BACKUP_STARTED: 'Backup started',
-  BACKUP_COMPLETED: 'Backed up',
-  BACKUP_FAILED: 'Backup failed',
-  BACKUP_RESTORED: 'Restored from a backup',
-};
+/** The events about one service that belong on its timeline. */
+const SERVICE_STEPS: ReadonlySet<string> = new Set([
+  'SERVICE_PREPARED',
+  'SERVICE_STARTING',
+  'SERVICE_READY',
+  'SERVICE_DRAINING',
+  'SERVICE_STOPPING',
+  'SERVICE_STOPPED',
+  'SERVICE_CRASHED',
+  'SERVICE_RECOVERED',
+  'SERVICE_DEPLOYED',
+  'SERVICE_CUSTOM_STATE_CHANGED',
+  'SYNC_COMPLETED',
+  'SYNC_FAILED',
+  'SCALE_DOWN',
+  'GROUP_QUARANTINED',
+]);
 
 /** Whether a live event belongs on the timeline of `name`. */
 export function aboutService(event: LiveEvent, name: string): boolean {
-  return event.data.service === name && event.type in LABELS;
+  return event.data.service === name && SERVICE_STEPS.has(event.type);
 }
 
 /** Whether a live event changes what the controller kept about `name` (the timeline is read again). */
@@ -90,14 +88,14 @@ export function buildTimeline(kept: KeptView | null, heard: readonly HeardEvent[
   const steps = kept?.steps ?? [];
   for (const step of steps) {
     const at = Date.parse(step.timestamp);
-    items.push({ at, type: step.type, label: LABELS[step.type] ?? step.type, actor: step.actor, detail: detailOf(step.type, step.data), key: `k-${step.type}-${at}` });
+    items.push({ at, type: step.type, label: eventWords(step.type), actor: step.actor, detail: detailOf(step.type, step.data), key: `k-${step.type}-${at}` });
   }
   for (const { event, heardAt } of heard) {
     const at = Date.parse(event.timestamp);
     if (steps.some((s) => s.type === event.type && Math.abs(Date.parse(s.timestamp) - at) <= SAME_STEP_MS)) continue;
     // Read after it was heard and still not there: the controller could not keep it (its disk, say).
     const actor = kept !== null && kept.readAt > heardAt ? 'unrecorded' : null;
-    items.push({ at, type: event.type, label: LABELS[event.type] ?? event.type, actor, detail: detailOf(event.type, event.data), key: `l-${event.type}-${at}-${heardAt}` });
+    items.push({ at, type: event.type, label: eventWords(event.type), actor, detail: detailOf(event.type, event.data), key: `l-${event.type}-${at}-${heardAt}` });
   }
   addWhatTheRecordKnows(items, record);
   markRestartsAndMoves(items, steps);

@@ -5,6 +5,7 @@
  */
 import { useQuery } from '@tanstack/preact-query';
 import { api } from '../../api';
+import { actorWords } from '../../event-words';
 import { servicePath, timelineKey, type ServiceRecord } from './model';
 import { buildTimeline, type HeardEvent, type KeptStep, type KeptView } from './timeline-model';
 
@@ -24,15 +25,6 @@ function when(at: number | null): string {
   return date.toDateString() === new Date().toDateString() ? date.toLocaleTimeString() : date.toLocaleString();
 }
 
-const ACTORS: Record<string, string> = {
-  system: 'the controller',
-  console: 'the controller console',
-  autoscaler: 'the autoscaler',
-  'crash-handler': 'the crash handler',
-  scheduler: 'the scheduler',
-  unrecorded: 'unknown (not recorded)',
-};
-const actorText = (actor: string | null) => (actor === null ? 'checking…' : (ACTORS[actor] ?? actor));
 
 export function Timeline({ name, heard, record }: { name: string; heard: readonly HeardEvent[]; record: ServiceRecord | null }) {
   const kept = useQuery({ queryKey: timelineKey(name), queryFn: () => readTimeline(name) });
@@ -56,7 +48,7 @@ export function Timeline({ name, heard, record }: { name: string; heard: readonl
                 <strong>{item.label}</strong>
                 {item.detail && <span class="service-step-detail"> {item.detail}</span>}
               </span>
-              <span class="service-actor">by {actorText(item.actor)}</span>
+              <span class="service-actor">by {actorWords(item.actor)}</span>
             </li>
           ))}
         </ol>
