@@ -1,0 +1,143 @@
+/**
+ * The network-scale views of the dashboard (issue 42), in headless Chromium (Debian's
+ * chromium, driven by playwright-core) against the compiled binary.
+ *
+ *   bun run bench dashboard-network
+ *   BENCH_ROUNDS=3              measured rounds (after one discarded)
+ *   BENCH_TIMELINE=100000       entries in the timeline
+ *
+ * - the Timeline with 100,000 entries: the first rows shown (from navigation start), then the
+ *   list scrolled without a pause, 600 px a frame, until 10,000 entries have been read back
+ *   (50 pages of 200, each asked for as the end comes near): the frame times while it scrolls
+ *   (requestAnimationFrame gaps: 95th percentile ≤ 50 ms, three frames at 60 Hz) and the
+ *   longest frame (≤ 200 ms); and GET /api/timeline's page read deep in the table (≤ 50 ms).
+ *   The entries are written straight into the controller's database while it is stopped (a
+ *   mix of service steps, scaling and group changes over 200 services), as a long-running
+ *   network would have them.
+ */
+import { Database } from 'bun:sqlite';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchChromium } from '../support/browser';
+import { benchTimeoutMs, Child, childEnv, envNumber, fixed, formatTable, makeTempDir, max, median, percentile, printSetup, resolveSvcBinary, runBench } from './lib';
+
+const TOKEN = 'bench-dashboard-network-token-0123456789abcdef';
+const BUDGET = { firstRowsMs: 1000, frameP95Ms: 50, longestFrameMs: 200, pageReadMs: 50 };
+/** Entries read back while scrolling, per round. */
+const READ_BACK = 10_000;
+
+const STEPS = ['SERVICE_STARTING', 'SERVICE_READY', 'SERVICE_STOPPING', 'SERVICE_STOPPED', 'SERVICE_CRASHED', 'SCALE_UP', 'GROUP_UPDATED'] as const;
+const ACTORS = ['system', 'api:admin', 'autoscaler', 'crash-handler', 'dashboard:Alex'] as const;
+
+runBench('dashboard-network', benchTimeoutMs(900), async () => {
+  const svc = await resolveSvcBinary();
+  const rounds = envNumber('BENCH_ROUNDS', 3);
+  const total = envNumber('BENCH_TIMELINE', 100_000);
+  printSetup('dashboard: the network timeline', svc, [
+    `browser    : Debian's chromium via playwright-core, headless, 1280×900`,
+    `method     : ${total} timeline entries; ${rounds} rounds (after one discarded) of opening /timeline and scrolling until ${READ_BACK} entries are read back; medians`,
+  ]);
+
+  const dir = makeTempDir('svc-bench-dashboard-network-');
+  writeFileSync(join(dir, 'svc.toml'), '[api]\nport = 0\nrate_limit = 0\n[services]\nisolation = "none"\n');
+  const start = async () => {
+    const controller = new Child('svc', [svc.path, '--dir', dir], { env: childEnv({ SVC_API_TOKEN: TOKEN, SVC_LOG_FORMAT: 'json' }) });
+    const listening = await controller.waitForLine((l) => (l.includes('API listening') ? l : undefined), 30_000, 'the API listening');
+    return { controller, url: `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}` };
+  };
+
+  // A first start makes the database; the entries go in while the controller is stopped.
+  const first = await start();
+  first.controller.proc.kill('SIGTERM');
+  await first.controller.proc.exited;
+  const seeded = seed(join(dir, 'data', 'svc.db'), total);
+  console.log(`seeded ${seeded} entries in ${join(dir, 'data', 'svc.db')}`);
+
+  const { controller, url } = await start();
+  const api = (path: string) => fetch(url + path, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const rows: string[][] = [];
+  const browser = await launchChromium();
+  const firstRows: number[] = [];
+  const frameP95: number[] = [];
+  const longest: number[] = [];
+  try {
+    // The API's page read deep in the table.
+    const reads: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const before = Math.floor(total * (0.1 + 0.04 * i));
+      const started = performance.now();
+      const res = await api(`/api/timeline?limit=200&before=${before}`);
+      await res.arrayBuffer();
+      if (i > 0) reads.push(performance.now() - started);
+    }
+
+    for (let round = 0; round <= rounds; round++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.addInitScript(`localStorage.setItem('svc.token', ${JSON.stringify(TOKEN)})`);
+      const page = await context.newPage();
+      await page.goto(`${url}/timeline`);
+      await page.locator('li.tl-row').first().waitFor({ timeout: 30_000 });
+      const shown = await page.evaluate<number>('performance.now()');
+      const frames = await page.evaluate<number[], number>(
+        (target) =>
+          new Promise<number[]>((done) => {
+            const box = document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')!;
+            const gaps: number[] = [];
+            let previous = performance.now();
+            const deadline = previous + 120_000;
+            const reached = () => {
+              const rows = box.querySelectorAll('li.tl-row');
+              return Number(rows[rows.length - 1]?.getAttribute('aria-posinset') ?? 0);
+            };
+            const frame = (now: number) => {
+              gaps.push(now - previous);
+              previous = now;
+              box.scrollTop += 600;
+              if (reached() >= target || now > deadline) done(gaps);
+              else requestAnimationFrame(frame);
+            };
+            requestAnimationFrame(frame);
+          }),
+        READ_BACK,
+      );
+      const p95 = percentile(frames, 95);
+      const worst = max(frames);
+      if (round > 0) {
+        firstRows.push(shown);
+        frameP95.push(p95);
+        longest.push(worst);
+      }
+      console.log(`round ${round}${round === 0 ? ' (discarded)' : ''}: first rows ${fixed(shown)} ms; ${frames.length} frames to read back ${READ_BACK} entries (${fixed(frames.reduce((a, b) => a + b, 0) / 1000, 2)} s): p95 ${fixed(p95)} ms, longest ${fixed(worst)} ms`);
+      await context.close();
+    }
+    rows.push([`timeline, ${total} entries: first rows shown`, `${fixed(median(firstRows))} ms`, `≤ ${BUDGET.firstRowsMs} ms`, median(firstRows) <= BUDGET.firstRowsMs ? 'MET' : 'MISSED']);
+    rows.push([`timeline, scrolled through ${READ_BACK}: frame time p95`, `${fixed(median(frameP95))} ms`, `≤ ${BUDGET.frameP95Ms} ms`, median(frameP95) <= BUDGET.frameP95Ms ? 'MET' : 'MISSED']);
+    rows.push([`timeline, scrolled through ${READ_BACK}: longest frame`, `${fixed(median(longest))} ms`, `≤ ${BUDGET.longestFrameMs} ms`, median(longest) <= BUDGET.longestFrameMs ? 'MET' : 'MISSED']);
+    rows.push([`GET /api/timeline, 200 entries deep in ${total}`, `${fixed(median(reads), 2)} ms`, `≤ ${BUDGET.pageReadMs} ms`, median(reads) <= BUDGET.pageReadMs ? 'MET' : 'MISSED']);
+  } finally {
+    await browser.close();
+    controller.proc.kill('SIGKILL');
+  }
+  console.log(`\n${formatTable(['what', 'measured', 'budget', ''], rows)}`);
+});
+
+/** Writes `count` entries into the timeline table, a day of a 200-service network's history. */
+function seed(file: string, count: number): number {
+  const db = new Database(file);
+  try {
+    const insert = db.prepare('INSERT INTO timeline (ts, type, actor, service, grp, data) VALUES (?, ?, ?, ?, ?, ?)');
+    const now = Date.now();
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const type = STEPS[i % STEPS.length]!;
+        const group = `Group${i % 20}`;
+        const service = type === 'SCALE_UP' || type === 'GROUP_UPDATED' ? null : `${group}-${(i % 10) + 1}`;
+        const data: Record<string, string> = { group, ...(service ? { service, port: String(30000 + (i % 200)) } : { reason: 'players above 75%' }) };
+        insert.run(now - (count - i) * 800, type, ACTORS[i % ACTORS.length]!, service, group, JSON.stringify(data));
+      }
+    })();
+    return (db.query('SELECT COUNT(*) AS n FROM timeline').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
