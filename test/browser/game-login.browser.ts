@@ -9,11 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, screenshotDir } from '../support/browser';
 import { tempDir, type TestController } from '../support/controller';
-import { bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
+import { binaryController, bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
 import { totpCode } from '../modules/auth/harness';
 
 const TOKEN = 'dashboard-game-login-token-0123456789abcdef';
@@ -29,13 +28,7 @@ beforeAll(async () => {
   cleanups.push(remove);
   writeFileSync(join(dir, 'svc.toml'), '[network]\nname = "Game Login"\n[api]\nport = 0\nrate_limit = 0\nservice_rate_limit = 0\n[services]\nisolation = "none"\n');
   ({ url } = await startBinaryController(svc, dir, TOKEN, cleanups));
-  const api = (path: string, init: { method?: string; json?: unknown; token?: string | null } = {}) =>
-    fetch(url + path, {
-      method: init.method ?? 'GET',
-      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }), ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-  c = { api, service: deriveServiceToken(TOKEN), master: TOKEN } as unknown as TestController;
+  c = binaryController(url, TOKEN);
   browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {

@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir } from '../support/browser';
 import { tempDir, type TestController } from '../support/controller';
-import { bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
+import { binaryController, bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
 
 const TOKEN = 'dashboard-passkey-token-0123456789abcdef';
 let browser: Browser;
@@ -32,13 +31,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'config/modules/auth/auth.toml'), '[webauthn]\nrp_id = "localhost"\norigins = ["http://localhost"]\nallow_origin_port = true\n');
   const started = await startBinaryController(svc, dir, TOKEN, cleanups);
   url = started.url.replace('://127.0.0.1:', '://localhost:');
-  const api = (path: string, init: { method?: string; json?: unknown; token?: string | null } = {}) =>
-    fetch(started.url + path, {
-      method: init.method ?? 'GET',
-      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }), ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-  c = { api, service: deriveServiceToken(TOKEN), master: TOKEN } as unknown as TestController;
+  c = binaryController(started.url, TOKEN);
   browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {

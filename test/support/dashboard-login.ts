@@ -1,3 +1,4 @@
+import { deriveServiceToken } from '../../src/core/auth';
 import type { TestController } from './controller';
 
 /**
@@ -55,3 +56,17 @@ export const testPlayer = (index: number, name = `Player${index}`): Player => ({
   uuid: `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`,
   name,
 });
+
+/**
+ * What these helpers need of a controller, over HTTP to a running binary at `url` with the
+ * master `token`: `api` (JSON bodies, `token: null` for none) and the derived service token.
+ */
+export function binaryController(url: string, token: string): TestController {
+  const api = (path: string, init: { method?: string; json?: unknown; token?: string | null } = {}) =>
+    fetch(url + path, {
+      method: init.method ?? 'GET',
+      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? token}` }), ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+  return { api, service: deriveServiceToken(token), master: token } as unknown as TestController;
+}
