@@ -9,6 +9,8 @@
  * confirmation; a delete refused with 409 while a fake-paper instance runs, explained; a
  * dedicated service created, started, refused deletion while it runs, stopped, edited and
  * deleted. Screenshots of both pages' list and form at 1280 and 390 px (no sideways scrolling).
+ * Every upstream is a closed port, so the version lists answer 503 and the forms take typed
+ * versions (the lists themselves: software-modpacks.browser.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Browser, Page } from 'playwright-core';
 import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, screenshotDir } from '../support/browser';
-import { tempDir, waitFor } from '../support/controller';
+import { OFFLINE_UPSTREAM, tempDir, waitFor } from '../support/controller';
 import { FAKE_PAPER, fakePaperGroup } from '../fixtures/fake-paper-group';
 import { bodyOf, fieldProblem, type Problems, type RawValue, type RawValues, type Specs } from '../../src/dashboard/app/forms/fields';
 import { GROUP_DEFAULTS, GROUP_KEYS, GROUP_SPECS, groupCrossCheck } from '../../src/dashboard/app/pages/groups/rules';
@@ -147,7 +149,9 @@ beforeAll(async () => {
   const temp = tempDir('svc-browser-groups-');
   dir = temp.dir;
   cleanups.push(temp.remove);
-  writeFileSync(join(dir, 'svc.toml'), '[network]\nname = "Groups Network"\n[api]\nport = 0\n[services]\nisolation = "none"\n');
+  // Every upstream at a closed port: the forms' version lists answer 503 and fall back to typing (software-modpacks.browser.ts has the lists).
+  const offline = ['papermc_url', 'purpur_url', 'pufferfish_url', 'leaf_url', 'fabric_url', 'forge_url', 'forge_promotions_url', 'neoforge_url', 'mojang_url', 'modrinth_url', 'hangar_url', 'curseforge_url'].map((key) => `${key} = "${OFFLINE_UPSTREAM}"`);
+  writeFileSync(join(dir, 'svc.toml'), ['[network]', 'name = "Groups Network"', '[api]', 'port = 0', '[services]', 'isolation = "none"', '[software]', ...offline, ''].join('\n'));
   const controller = await startBinaryController(svc, dir, TOKEN, cleanups);
   url = controller.url;
   api = controller.api;
@@ -180,6 +184,9 @@ async function signedIn(width: number, path: string): Promise<{ page: Page; prob
   await page.getByLabel('API token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   writes.length = 0;
+  // The forms ask for their software's versions; with every upstream down the controller answers 503 (the form says so and takes a typed version).
+  problems.expect(/^503 GET \/api\/software\/[A-Z]+\/versions$/);
+  problems.expect(/status of 503/);
   return { page, problems, writes };
 }
 

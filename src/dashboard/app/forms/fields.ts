@@ -51,6 +51,8 @@ export interface BoolSpec extends Base {
 export interface ChoiceSpec extends Base {
   kind: 'choice';
   options: readonly string[];
+  /** What the select shows for some options (an empty one: "The one the pack names"); the others show as they are. */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** A list of strings, one a line in a text area (blank lines are dropped). */

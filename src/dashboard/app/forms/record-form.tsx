@@ -1,7 +1,20 @@
+import type { ComponentType } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api';
 import { FieldInput } from './field-input';
-import { fieldProblem, type FormSection, type Problems, type RawValue, type RawValues, type Specs } from './fields';
+import { fieldProblem, type FieldSpec, type FormSection, type Problems, type RawValue, type RawValues, type Specs } from './fields';
+
+/** What a field's own control (RecordForm's `controls`) is given: FieldInput's props, and the whole form's values. */
+export interface FieldControlProps {
+  id: string;
+  spec: FieldSpec;
+  value: RawValue;
+  problem: string | undefined;
+  readOnly: boolean;
+  /** Every field's value as the form holds it now (a version list depends on the software). */
+  values: RawValues;
+  onChange: (value: RawValue) => void;
+}
 
 interface Props {
   /** Prefix of the controls' ids (one form per page, but ids must not collide with the page's). */
@@ -13,6 +26,10 @@ interface Props {
   readOnly?: readonly string[];
   /** The API's rules across fields (min ≤ max, …): field key → message. */
   crossCheck: (values: RawValues) => Problems;
+  /** Fields drawn by a component of their own instead of FieldInput (a software's version list); a stable object. */
+  controls?: Readonly<Record<string, ComponentType<FieldControlProps>>>;
+  /** The values after `key` changed, with what follows from it (another software: its version cleared); default as they are. */
+  follow?: (key: string, next: RawValues, previous: RawValues) => RawValues;
   submitLabel: string;
   /** Sends the values; an ApiFailure it throws is shown (the API refused after all). */
   onSubmit: (values: RawValues) => Promise<void>;
@@ -27,8 +44,11 @@ interface Props {
  * sent: the first such field takes the focus. When the API refuses anyway, its message is shown above the buttons and, when it
  * names a field (`body "minInstances" …`), next to that field too.
  */
-export function RecordForm({ idPrefix, specs, sections, initial, readOnly = [], crossCheck, submitLabel, onSubmit, onCancel }: Props) {
+export function RecordForm({ idPrefix, specs, sections, initial, readOnly = [], crossCheck, controls = {}, follow, submitLabel, onSubmit, onCancel }: Props) {
   const [values, setValues] = useState<RawValues>(initial);
+  // The values as last changed, ahead of the render: two changes in one tick (a version list
+  // choosing its latest while the loader list clears) each build on the one before.
+  const current = useRef<RawValues>(initial);
   const [problems, setProblems] = useState<Problems>({});
   const [refusal, setRefusal] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -48,7 +68,10 @@ export function RecordForm({ idPrefix, specs, sections, initial, readOnly = [], 
   };
 
   const change = (key: string, value: RawValue) => {
-    const next = { ...values, [key]: value };
+    const previous = current.current;
+    const changed = { ...previous, [key]: value };
+    const next = follow ? follow(key, changed, previous) : changed;
+    current.current = next;
     setValues(next);
     // A problem on show is re-checked as the operator types (also one across fields, e.g. max
     // instances fixed by lowering min instances); a new one waits for the next submit.
@@ -108,6 +131,21 @@ export function RecordForm({ idPrefix, specs, sections, initial, readOnly = [], 
         const fields = section.fields.map((key) => {
           const spec = specs[key];
           if (!spec) return null;
+          const Own = controls[key];
+          if (Own) {
+            return (
+              <Own
+                key={key}
+                id={idOf(key)}
+                spec={spec}
+                value={values[key] ?? ''}
+                problem={problems[key]}
+                readOnly={readOnly.includes(key)}
+                values={values}
+                onChange={(value) => change(key, value)}
+              />
+            );
+          }
           return (
             <FieldInput
               key={key}

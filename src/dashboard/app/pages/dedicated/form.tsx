@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
+import { useMemo } from 'preact/hooks';
 import { bodyOf, rawValues, type RawValues } from '../../forms/fields';
 import { RecordForm } from '../../forms/record-form';
+import { softwareControls } from '../../forms/software-fields';
 import { createDedicated, DEDICATED_KEY, getDedicated, listDedicated, updateDedicated } from './requests';
 import { DEDICATED_DEFAULTS, DEDICATED_KEYS, DEDICATED_SECTIONS, DEDICATED_SPECS, dedicatedCrossCheck } from './rules';
 
@@ -21,6 +23,7 @@ export function DedicatedForm({ name, onDone, onCancel }: Props) {
   const queries = useQueryClient();
   const existing = useQuery({ queryKey: ['dedicated-one', name], queryFn: () => getDedicated(name!), enabled: name !== null, staleTime: Infinity, gcTime: 0 });
   const others = useQuery({ queryKey: DEDICATED_KEY, queryFn: listDedicated });
+  const software = useMemo(() => softwareControls('dedicated', name === null), [name]);
 
   if ((name !== null && existing.isPending) || others.isPending) return <p>Loading…</p>;
   const failed = existing.error ?? others.error;
@@ -68,6 +71,8 @@ export function DedicatedForm({ name, onDone, onCancel }: Props) {
         initial={initial}
         readOnly={name === null ? [] : ['name']}
         crossCheck={dedicatedCrossCheck(others.data?.services ?? [], name)}
+        controls={software.controls}
+        follow={software.follow}
         submitLabel={name === null ? 'Create service' : 'Save changes'}
         onSubmit={submit}
         onCancel={onCancel}

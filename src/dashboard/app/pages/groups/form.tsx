@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
+import { useMemo } from 'preact/hooks';
 import { bodyOf, rawValues } from '../../forms/fields';
 import { RecordForm } from '../../forms/record-form';
+import { softwareControls } from '../../forms/software-fields';
 import { createGroup, getGroup, GROUPS_KEY, updateGroup } from './requests';
 import { GROUP_DEFAULTS, GROUP_KEYS, GROUP_SECTIONS, GROUP_SPECS, groupCrossCheck } from './rules';
 
@@ -13,14 +15,16 @@ interface Props {
 }
 
 /**
- * Create or edit a group. Create sends every field (the defaults prefilled); edit loads the
- * group afresh and sends only what the operator changed (the API keeps the rest), never the
- * name, which cannot change.
+ * Create or edit a group. Create sends every field (the defaults prefilled, the version the
+ * upstream's latest); edit loads the group afresh and sends only what the operator changed (the
+ * API keeps the rest), never the name, which cannot change.
  */
 export function GroupForm({ name, onDone, onCancel }: Props) {
   const queries = useQueryClient();
   // Loaded once for the form: a refetch must not reset what the operator is typing.
   const existing = useQuery({ queryKey: ['group', name], queryFn: () => getGroup(name!), enabled: name !== null, staleTime: Infinity, gcTime: 0 });
+  // The software, version and loader pickers; on create the version list's latest is chosen.
+  const software = useMemo(() => softwareControls('group', name === null), [name]);
 
   if (name !== null && existing.isPending) return <p>Loading…</p>;
   if (name !== null && existing.isError) {
@@ -66,6 +70,8 @@ export function GroupForm({ name, onDone, onCancel }: Props) {
         initial={initial}
         readOnly={name === null ? [] : ['name']}
         crossCheck={groupCrossCheck}
+        controls={software.controls}
+        follow={software.follow}
         submitLabel={name === null ? 'Create group' : 'Save changes'}
         onSubmit={submit}
         onCancel={onCancel}
