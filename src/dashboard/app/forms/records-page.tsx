@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact';
-import type { QueryKey } from '@tanstack/preact-query';
+import { useQueryClient, type QueryKey } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
 import { useLocation, useSearchParams } from 'wouter-preact';
 import { useLiveRefresh } from '../live-refresh';
@@ -16,6 +16,13 @@ export interface RecordListProps {
   onNotice(message: string): void;
 }
 
+/** A dialog opened from the page's head beside the create button (Import a modpack). */
+export interface RecordDialogProps {
+  /** Closes it with what the controller answered (the notice); the list reloads. */
+  onDone(message: string): void;
+  onClose(): void;
+}
+
 /**
  * A page of records edited through forms (Groups, Dedicated): the list at `path`, `?new` the
  * create form, `?edit=<name>` the edit form (links that survive a reload and work with the back
@@ -30,8 +37,12 @@ export function RecordsPage(props: {
   touches: (type: string) => boolean;
   Form: ComponentType<RecordFormProps>;
   List: ComponentType<RecordListProps>;
+  /** Another way to make a record, as a dialog (its button before the create one). */
+  dialog?: { label: string; Dialog: ComponentType<RecordDialogProps> };
 }) {
-  const { path, title, newLabel, listKey, touches, Form, List } = props;
+  const { path, title, newLabel, listKey, touches, Form, List, dialog } = props;
+  const queries = useQueryClient();
+  const [dialogOpen, setDialogOpen] = useState(false);
   const [params] = useSearchParams();
   const [, navigate] = useLocation();
   const [notice, setNotice] = useState<string | null>(null);
@@ -56,15 +67,29 @@ export function RecordsPage(props: {
     <section>
       <div class="gd-head">
         <h1>{title}</h1>
-        <button
-          type="button"
-          onClick={() => {
-            setNotice(null);
-            navigate(`${path}?new`);
-          }}
-        >
-          {newLabel}
-        </button>
+        <div class="gd-actions">
+          {dialog && (
+            <button
+              type="button"
+              class="gd-secondary"
+              onClick={() => {
+                setNotice(null);
+                setDialogOpen(true);
+              }}
+            >
+              {dialog.label}
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => {
+              setNotice(null);
+              navigate(`${path}?new`);
+            }}
+          >
+            {newLabel}
+          </button>
+        </div>
       </div>
       {notice && (
         <p class="notice" role="status">
@@ -78,6 +103,16 @@ export function RecordsPage(props: {
         }}
         onNotice={setNotice}
       />
+      {dialog && dialogOpen && (
+        <dialog.Dialog
+          onDone={(message) => {
+            setDialogOpen(false);
+            setNotice(message);
+            void queries.invalidateQueries({ queryKey: listKey });
+          }}
+          onClose={() => setDialogOpen(false)}
+        />
+      )}
     </section>
   );
 }
