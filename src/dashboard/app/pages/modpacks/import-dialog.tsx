@@ -274,7 +274,7 @@ export function ModpackImportDialog({ target, onDone, onClose }: Props) {
                   readOnly={busy}
                   autoComplete="off"
                   spellcheck={false}
-                  placeholder="https://modrinth.com/modpack/…"
+                  placeholder="the pack’s Modrinth or CurseForge page address, or its id"
                   aria-describedby={`mp-source-hint${lookFailure ? ' mp-source-problem' : ''}`}
                   aria-invalid={lookFailure ? true : undefined}
                   onInput={(e) => {
