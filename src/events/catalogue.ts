@@ -48,7 +48,8 @@ export const CORE_EVENTS = {
   // A push replaces what a service runs from: audited with who pushed (api:node:<id> for an agent).
   SYNC_COMPLETED: ev({ service: R, filesInManifest: R, filesReceived: R, bytesReceived: R, durationMs: R }, 'actor'),
   SYNC_FAILED: ev({ service: R, reason: R }, 'actor'),
-  PLAYER_CONNECTED: ev({ player: R, uuid: R, service: R }),
+  // proxy (svc): the proxy service that reported it, when its own credential did.
+  PLAYER_CONNECTED: ev({ player: R, uuid: R, service: R, proxy: O }),
   PLAYER_DISCONNECTED: ev({ player: R, uuid: R, service: R }),
   PLAYER_SERVER_SWITCH: ev({ player: R, uuid: R, from: R, to: R }),
   GROUP_CREATED: ev({ group: R }, 'always'),

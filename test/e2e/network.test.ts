@@ -87,7 +87,7 @@ describe('the network layer (compiled binary)', () => {
     await waitFor(() => readFileSync(proxyConsole, 'utf8').includes('send Alice Lobby-1'), { what: 'send on the proxy console' });
 
     const players = await readJson(await api('/api/players'));
-    expect(players.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Lobby-1', server: 'Lobby-1', group: 'Lobby', source: 'roster' }]);
+    expect(players.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Lobby-1', server: 'Lobby-1', group: 'Lobby', source: 'roster', proxy: null }]);
     expect(players.count).toBe(players.total);
     // The players module (installed on a first start) answers from its roster: no backend is pinged.
     // The ping fallback through the binary is test/e2e/modules-real-clients.test.ts, after an uninstall.

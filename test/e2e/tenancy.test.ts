@@ -255,6 +255,13 @@ describe('no admin session from a service-level credential (finding 2)', () => {
   test('the proxy keeps what its plugins do: report players, mint their logins', async () => {
     expect((await call('POST', '/api/proxy/events', own.proxy, { type: 'PLAYER_CONNECTED', player: 'Guest', uuid: '0badc0de-0000-4000-8000-00000000a780', service: 'Lobby-1' })).status).toBe(200);
     expect(await loginCode({ uuid: '0badc0de-0000-4000-8000-00000000a780', name: 'Guest' }, own.proxy)).toMatch(/^\d{6}$/);
+    // Reported with its own credential, the player is carried by that proxy (the Network page
+    // shows it); one reported with the shared service token names no proxy.
+    expect((await ok('GET', '/api/players/online/0badc0de-0000-4000-8000-00000000a780')).proxy).toBe('Proxy-1');
+    const listed = (await ok('GET', '/api/players')).players as { uuid: string; proxy: string | null }[];
+    expect(listed.find((p) => p.uuid === '0badc0de-0000-4000-8000-00000000a780')?.proxy).toBe('Proxy-1');
+    expect((await call('POST', '/api/proxy/events', DERIVED, { type: 'PLAYER_CONNECTED', player: 'Shared', uuid: '0badc0de-0000-4000-8000-00000000a781', service: 'Lobby-1' })).status).toBe(200);
+    expect((await ok('GET', '/api/players/online/0badc0de-0000-4000-8000-00000000a781')).proxy).toBeNull();
   });
 });
 

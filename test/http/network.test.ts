@@ -85,7 +85,7 @@ describe('the roster', () => {
 
   test("GET /api/players carries the bridge's fields: count beside total, server beside service", async () => {
     const listing = await readJson(await c.api('/api/players', { token: c.service }));
-    expect(listing.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Game-1', server: 'Game-1', group: 'Game', source: 'roster' }]);
+    expect(listing.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Game-1', server: 'Game-1', group: 'Game', source: 'roster', proxy: null }]);
     expect(listing.total).toBe(1);
     expect(listing.count).toBe(1);
   });

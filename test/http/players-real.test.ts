@@ -21,7 +21,7 @@ const FAKE_PAPER = join(import.meta.dir, '../fixtures/fake-paper.ts');
 const VERSION = '1.21.4';
 
 interface Listing {
-  players: { name: string; uuid: string; service: string; server: string; group: string; source: 'roster' | 'ping' | 'both' }[];
+  players: { name: string; uuid: string; service: string; server: string; group: string; source: 'roster' | 'ping' | 'both'; proxy: string | null }[];
   total: number;
   count: number;
   online: number;
@@ -107,9 +107,9 @@ describe('GET /api/players with real servers', () => {
       { timeoutMs: 15_000, what: 'Alice, Bob and Carol in /api/players' },
     );
     expect(l.players).toEqual([
-      { name: 'Alice', uuid: offlineUuid('Alice'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping' },
-      { name: 'Bob', uuid: offlineUuid('Bob'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping' },
-      { name: 'Carol', uuid: offlineUuid('Carol'), service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping' },
+      { name: 'Alice', uuid: offlineUuid('Alice'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping', proxy: null },
+      { name: 'Bob', uuid: offlineUuid('Bob'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping', proxy: null },
+      { name: 'Carol', uuid: offlineUuid('Carol'), service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping', proxy: null },
     ]);
     expect(l.total).toBe(3);
     expect(l.count).toBe(3);
@@ -132,10 +132,10 @@ describe('GET /api/players with real servers', () => {
 
     const l = await listing();
     expect(l.players).toEqual([
-      { name: 'Alice', uuid: offlineUuid('Alice'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'both' },
-      { name: 'Bob', uuid: offlineUuid('Bob'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping' },
-      { name: 'Carol', uuid: offlineUuid('Carol'), service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping' },
-      { name: 'Dave', uuid: dave, service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'roster' },
+      { name: 'Alice', uuid: offlineUuid('Alice'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'both', proxy: null },
+      { name: 'Bob', uuid: offlineUuid('Bob'), service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'ping', proxy: null },
+      { name: 'Carol', uuid: offlineUuid('Carol'), service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping', proxy: null },
+      { name: 'Dave', uuid: dave, service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'roster', proxy: null },
     ]);
     expect(l.total).toBe(4);
     expect(l.online).toBe(4); // the listed players outnumber the 3 the servers report

@@ -14,10 +14,15 @@ export interface OnlinePlayer {
   service: string;
   /** Epoch ms of the connect. */
   since: number;
+  /**
+   * The proxy that carries them: the service whose own credential reported the connect; empty
+   * when the report came with a shared token (or from an external proxy), which names none.
+   */
+  proxy: string;
 }
 
 export type ProxyPlayerEvent =
-  | { type: 'PLAYER_CONNECTED'; player: string; uuid: string; service: string }
+  | { type: 'PLAYER_CONNECTED'; player: string; uuid: string; service: string; proxy?: string }
   | { type: 'PLAYER_DISCONNECTED'; player: string; uuid: string; service: string }
   | { type: 'PLAYER_SERVER_SWITCH'; player: string; uuid: string; from: string; to: string };
 
@@ -44,12 +49,12 @@ export class Roster {
     const known = this.byUuid.get(event.uuid);
     switch (event.type) {
       case 'PLAYER_CONNECTED': {
-        this.place(event.player, event.uuid, event.service, known?.since);
+        this.place(event.player, event.uuid, event.service, known?.since, event.proxy || known?.proxy || '');
         if (known?.service === event.service) return [];
         return deltas([known?.service, -1], [event.service, +1]);
       }
       case 'PLAYER_SERVER_SWITCH': {
-        this.place(event.player, event.uuid, event.to, known?.since);
+        this.place(event.player, event.uuid, event.to, known?.since, known?.proxy ?? '');
         if (known?.service === event.to) return [];
         return deltas([known ? known.service : event.from, -1], [event.to, +1]);
       }
@@ -80,7 +85,7 @@ export class Roster {
    * open sessions) after a controller restart. The service counts came back on their own.
    */
   restore(players: readonly OnlinePlayer[]): void {
-    for (const p of players) this.place(p.name, p.uuid, p.service, p.since);
+    for (const p of players) this.place(p.name, p.uuid, p.service, p.since, p.proxy);
   }
 
   get(uuid: string): OnlinePlayer | undefined {
@@ -110,14 +115,14 @@ export class Roster {
     return this.byUuid.size;
   }
 
-  private place(name: string, uuid: string, service: string, since: number | undefined): void {
+  private place(name: string, uuid: string, service: string, since: number | undefined, proxy: string): void {
     const previous = this.byUuid.get(uuid);
     if (previous && previous.name.toLowerCase() !== name.toLowerCase()) this.uuidByName.delete(previous.name.toLowerCase());
     const lower = name.toLowerCase();
     // A name now held by another uuid (an offline-mode name reused): the newest holder wins.
     const holder = this.uuidByName.get(lower);
     if (holder !== undefined && holder !== uuid) this.byUuid.delete(holder);
-    this.byUuid.set(uuid, { name, uuid, service, since: since ?? this.now() });
+    this.byUuid.set(uuid, { name, uuid, service, since: since ?? this.now(), proxy });
     this.uuidByName.set(lower, uuid);
     this.departed.delete(lower);
   }

@@ -40,7 +40,9 @@ export class PlayerTracker {
     if (event.type === 'PLAYER_SERVER_SWITCH') {
       this.deps.bus.publish('PLAYER_SERVER_SWITCH', { player: event.player, uuid: event.uuid, from: event.from, to: event.to }, actor);
     } else {
-      this.deps.bus.publish(event.type, { player: event.player, uuid: event.uuid, service: event.service }, actor);
+      // The proxy is named when known (its own credential reported the connect).
+      const proxy = event.type === 'PLAYER_CONNECTED' && event.proxy ? { proxy: event.proxy } : {};
+      this.deps.bus.publish(event.type, { player: event.player, uuid: event.uuid, service: event.service, ...proxy }, actor);
     }
   }
 

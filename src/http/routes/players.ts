@@ -23,6 +23,7 @@ const ListingSchema = t.Object({
       server: t.String({ description: 'the same as service; the bridge plugin reads server' }),
       group: t.String(),
       source: t.Union([t.Literal('roster'), t.Literal('ping'), t.Literal('both')]),
+      proxy: t.Union([t.String(), t.Null()], { description: 'the proxy carrying the player, when its own credential reported the connect' }),
     }),
   ),
   total: t.Integer({ description: 'players listed' }),
@@ -42,6 +43,8 @@ const ListingSchema = t.Object({
 
 export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping = pingServer): AnyRoute[] {
   const { services, players } = kernel;
+  /** The proxy carrying a player, when one's own credential reported them (the roster keeps it). */
+  const proxyOf = (uuid: string) => players.roster.get(uuid)?.proxy || null;
   return [
     defineRoute({
       method: 'GET',
@@ -57,7 +60,7 @@ export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping
         if (directory) {
           const listed = directory
             .online()
-            .map((p) => ({ name: p.name, uuid: p.uuid, service: p.service, server: p.service, group: p.group, source: 'roster' as const }))
+            .map((p) => ({ name: p.name, uuid: p.uuid, service: p.service, server: p.service, group: p.group, source: 'roster' as const, proxy: proxyOf(p.uuid) }))
             .sort((a, b) => a.name.localeCompare(b.name));
           return { players: listed, total: listed.length, count: listed.length, online: listed.length, services: [] };
         }
@@ -66,7 +69,7 @@ export function playerRoutes(kernel: Kernel, actions: NetworkActions, ping: Ping
           observe: (service, online) => players.observe(service, online),
           groupOf: (service) => services.get(service)?.group,
         });
-        return { ...listing, players: listing.players.map((p) => ({ ...p, server: p.service })), count: listing.total };
+        return { ...listing, players: listing.players.map((p) => ({ ...p, server: p.service, proxy: proxyOf(p.uuid) })), count: listing.total };
       },
     }),
     defineRoute({

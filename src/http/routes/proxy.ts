@@ -221,15 +221,17 @@ export function proxyRoutes(kernel: Kernel): AnyRoute[] {
       summary: 'The bridge reports a player connecting, leaving or switching server; the roster moves and the event is published',
       body: ProxyEventBody,
       response: { 200: Ok },
-      handler: ({ body, actor }) => {
+      handler: ({ body, actor, principal }) => {
         const uuid = uuidOf(body.uuid);
+        // A proxy reporting with its own credential is the proxy carrying the player.
+        const proxy = principal?.tenant?.role === 'proxy' ? principal.tenant.service : undefined;
         let event: ProxyPlayerEvent;
         if (body.type === 'PLAYER_SERVER_SWITCH') {
           const to = body.toService ?? body.service;
           if (to === undefined || to === '') throw new ApiError('VALIDATION_FAILED', 'a PLAYER_SERVER_SWITCH needs "toService" (the server the player moved to)');
           event = { type: body.type, player: body.player, uuid, from: body.fromService ?? '', to };
         } else {
-          event = { type: body.type, player: body.player, uuid, service: body.service ?? '' };
+          event = body.type === 'PLAYER_CONNECTED' ? { type: body.type, player: body.player, uuid, service: body.service ?? '', ...(proxy ? { proxy } : {}) } : { type: body.type, player: body.player, uuid, service: body.service ?? '' };
         }
         players.record(event, actor);
         return { success: true as const, message: `${body.type} recorded` };

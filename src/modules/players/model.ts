@@ -11,6 +11,7 @@ export const OnlinePlayerSchema = t.Object({
   service: t.String(),
   group: t.String(),
   connectedAt: t.String({ description: 'when the current session opened' }),
+  proxy: t.Union([t.String(), t.Null()], { description: 'the proxy carrying the player, when its own credential reported the connect' }),
 });
 
 export const SessionSchema = t.Object({

@@ -40,7 +40,7 @@ export class PlayersRuntime {
   ) {
     this.store = new PlayerStore(kernel.db);
     this.sessions = new PlayerSessions(this.store, (service) => kernel.services.get(service)?.group ?? 'unknown');
-    this.views = new PlayerViews(this.store, this.sessions, now);
+    this.views = new PlayerViews(this.store, this.sessions, now, (uuid) => kernel.players.roster.get(uuid)?.proxy ?? '');
   }
 
   /**
@@ -56,7 +56,8 @@ export class PlayersRuntime {
     const ended = closedByRestart(open, this.kernel.services.all());
     this.sessions.closeMany(ended, (s) => Math.max(s.connectedAt, lastAlive));
     const kept = this.sessions.online();
-    this.kernel.players.roster.restore(kept.map((s) => ({ name: s.name, uuid: s.uuid, service: s.service, since: s.connectedAt })));
+    // Who carried them is not kept across a restart: the proxies' next connects name it again.
+    this.kernel.players.roster.restore(kept.map((s) => ({ name: s.name, uuid: s.uuid, service: s.service, since: s.connectedAt, proxy: '' })));
     if (open.length > 0) this.log.info({ kept: kept.length, closed: ended.length }, 'the online roster came back from the open sessions');
 
     this.unsubscribe.push(

@@ -9,12 +9,14 @@ export class PlayerViews {
     private readonly store: PlayerStore,
     private readonly sessions: PlayerSessions,
     private readonly now: () => number = Date.now,
+    /** The proxy carrying a player (core's roster keeps it); '' when not known. */
+    private readonly proxyOf: (uuid: string) => string = () => '',
   ) {}
 
   private cached: { version: number; json: string } | undefined;
 
   online(): Static<typeof OnlinePlayerSchema>[] {
-    return this.sessions.online().map(onlineView);
+    return this.sessions.online().map((s) => onlineView(s, this.proxyOf(s.uuid)));
   }
 
   /** The roster as its JSON answer, made again only when the roster changed since the last call. */
@@ -25,7 +27,7 @@ export class PlayerViews {
 
   onlineOne(uuid: string): Static<typeof OnlinePlayerSchema> | undefined {
     const session = this.sessions.get(uuid);
-    return session && onlineView(session);
+    return session && onlineView(session, this.proxyOf(session.uuid));
   }
 
   history(uuid: string, limit: number): Static<typeof SessionSchema>[] {
@@ -72,8 +74,8 @@ export class PlayerViews {
   }
 }
 
-function onlineView(s: OpenSession): Static<typeof OnlinePlayerSchema> {
-  return { uuid: s.uuid, name: s.name, service: s.service, group: s.group, connectedAt: s.connectedAtIso };
+function onlineView(s: OpenSession, proxy: string): Static<typeof OnlinePlayerSchema> {
+  return { uuid: s.uuid, name: s.name, service: s.service, group: s.group, connectedAt: s.connectedAtIso, proxy: proxy || null };
 }
 
 function sessionView(row: SessionRow): Static<typeof SessionSchema> {

@@ -30,11 +30,26 @@ describe('Roster: how each bridge event moves service counts', () => {
 });
 
 describe('Roster: who is online', () => {
+  test('the proxy that reported a connect carries the player through a switch; a connect without one keeps the one known', () => {
+    const roster = new Roster(() => 5);
+    roster.apply({ type: 'PLAYER_CONNECTED', player: 'Alice', uuid: A, service: 'Lobby-1', proxy: 'Proxy-1' });
+    expect(roster.get(A)?.proxy).toBe('Proxy-1');
+    roster.apply({ type: 'PLAYER_SERVER_SWITCH', player: 'Alice', uuid: A, from: 'Lobby-1', to: 'Game-1' });
+    expect(roster.get(A)).toMatchObject({ service: 'Game-1', proxy: 'Proxy-1' });
+    roster.apply(connect('Alice', A, 'Game-1'));
+    expect(roster.get(A)?.proxy).toBe('Proxy-1');
+    roster.apply({ type: 'PLAYER_CONNECTED', player: 'Alice', uuid: A, service: 'Game-1', proxy: 'Proxy-2' });
+    expect(roster.get(A)?.proxy).toBe('Proxy-2');
+    roster.apply(connect('Bob', B, 'Lobby-1'));
+    expect(roster.get(B)?.proxy).toBe('');
+  });
+
+
   test('names are case-insensitive, and only a player seen leaving is known offline', () => {
     const roster = new Roster(() => 5);
     expect(roster.knownOffline('Alice')).toBe(false);
     roster.apply(connect('Alice', A, 'Lobby-1'));
-    expect(roster.byName('alice')).toEqual({ name: 'Alice', uuid: A, service: 'Lobby-1', since: 5 });
+    expect(roster.byName('alice')).toEqual({ name: 'Alice', uuid: A, service: 'Lobby-1', since: 5, proxy: '' });
     expect(roster.knownOffline('ALICE')).toBe(false);
     roster.apply(leave('Alice', A, 'Lobby-1'));
     expect(roster.byName('Alice')).toBeUndefined();

@@ -48,7 +48,7 @@ describe('sessions from the bridge', () => {
     const online = await get('/api/players/online');
     expect(online.map((p: { name: string }) => p.name).sort()).toEqual(['Alice', 'Bob']);
     const alice = online.find((p: { name: string }) => p.name === 'Alice');
-    expect(alice).toEqual({ uuid: ALICE, name: 'Alice', service: 'Lobby-1', group: 'Lobby', connectedAt: expect.stringMatching(ISO) });
+    expect(alice).toEqual({ uuid: ALICE, name: 'Alice', service: 'Lobby-1', group: 'Lobby', connectedAt: expect.stringMatching(ISO), proxy: null });
     expect(await get(`/api/players/online/${ALICE}`)).toEqual(alice);
     // The undashed, upper-case uuid the bridge may send is the same player.
     expect((await get(`/api/players/online/${BOB.replace(/-/g, '')}`)).uuid).toBe(BOB);
@@ -83,7 +83,7 @@ describe('sessions from the bridge', () => {
 
   test('GET /api/players answers from the module roster, with the names the bridge reads', async () => {
     const listing = await get('/api/players');
-    expect(listing.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Game-1', server: 'Game-1', group: 'Game', source: 'roster' }]);
+    expect(listing.players).toEqual([{ name: 'Alice', uuid: ALICE, service: 'Game-1', server: 'Game-1', group: 'Game', source: 'roster', proxy: null }]);
     expect(listing).toMatchObject({ total: 1, count: 1, online: 1, services: [] });
   });
 

@@ -42,7 +42,7 @@ afterEach(() => {
 describe('sessions', () => {
   test('connect opens a session and records the player; disconnect closes it and adds the playtime', () => {
     sessions.arrive(A, 'Alice', 'Lobby-1', now);
-    expect(views.online()).toEqual([{ uuid: A, name: 'Alice', service: 'Lobby-1', group: 'Lobby', connectedAt: '2026-11-25T10:00:00.000Z' }]);
+    expect(views.online()).toEqual([{ uuid: A, name: 'Alice', service: 'Lobby-1', group: 'Lobby', connectedAt: '2026-11-25T10:00:00.000Z', proxy: null }]);
     now += 90_500;
     sessions.leave(A, now);
     expect(views.online()).toEqual([]);
