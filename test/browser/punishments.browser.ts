@@ -242,9 +242,9 @@ describe('templates', () => {
     await section.getByRole('button', { name: 'Issue with this template (temporary mute)' }).click();
     const form = issueForm(page);
     // The form takes the template's type, and the keyboard goes on from its first field.
-    await page.waitForFunction(() => document.activeElement?.id === 'pn-player');
+    await page.waitForFunction("document.activeElement?.id === 'pn-player'");
     expect(await form.getByLabel('Type', { exact: true }).inputValue()).toBe('TEMPMUTE');
-    expect(await page.evaluate(() => document.activeElement === document.querySelector('[aria-labelledby="pn-issue-title"] input'))).toBe(true);
+    expect(await page.evaluate<boolean>(`document.activeElement === document.querySelector('[aria-labelledby="pn-issue-title"] input')`)).toBe(true);
     await page.keyboard.type('Shouty');
     await form.getByLabel(/^Duration/).fill('45m');
     await form.getByLabel('Reason', { exact: true }).fill('all caps');
@@ -345,7 +345,7 @@ describe('revoking', () => {
       `Punishment #${second.id} is no longer in force, so there is nothing to revoke: Punishment ${second.id} is not in force (revoked by API). Someone may have revoked it already, a newer punishment may have replaced it, or it ended. The list shows it as it is now.`,
     );
     expect(await again.getByRole('button', { name: 'Revoke', exact: true }).count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Close');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Close');
     await page.keyboard.press('Enter');
     await again.waitFor({ state: 'detached' });
     expect((await loginCheck(players.twice)).punished).toBe(false);

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/preact-query';
 import { api, signInKind } from './api';
+import { hasFeature } from './login/features';
 
 /**
  * The permission node each page needs, the one its routes declare (the server refuses the rest
@@ -7,6 +8,7 @@ import { api, signInKind } from './api';
  */
 export const PAGE_NODES: Readonly<Record<string, string | null>> = {
   Overview: 'svc.dashboard.overview',
+  Network: 'svc.dashboard.players.view',
   Services: 'svc.dashboard.services.view',
   Groups: 'svc.dashboard.groups.view',
   Dedicated: 'svc.dashboard.dedicated.view',
@@ -14,12 +16,23 @@ export const PAGE_NODES: Readonly<Record<string, string | null>> = {
   Console: 'svc.dashboard.admin',
   Files: 'svc.dashboard.services.edit_config',
   Plugins: 'svc.dashboard.groups.view',
+  Players: 'svc.dashboard.players.view',
+  Permissions: 'svc.dashboard.perms.view',
+  Punishments: 'svc.dashboard.punishments.view',
+  Timeline: 'svc.dashboard.audit.view',
   Audit: 'svc.dashboard.audit.view',
   Doctor: 'svc.dashboard.admin',
   Performance: 'svc.dashboard.metrics.view',
   Stress: 'svc.dashboard.stress.view',
   Settings: 'svc.dashboard.admin',
   Profile: null,
+};
+
+/** The module a page belongs to: shown only when this run loaded it (the page's svc-features). */
+export const PAGE_MODULES: Readonly<Record<string, string>> = {
+  Players: 'players',
+  Permissions: 'perms',
+  Punishments: 'punishments',
 };
 
 interface Me {
@@ -36,6 +49,12 @@ export function grants(permissions: readonly string[], node: string): boolean {
  * Which pages this sign-in may open: every one for an API token (it is the operator's); for a
  * game account's session, those whose node it holds (GET /api/auth/me). Undefined while asked.
  */
+/** Whether the module a page belongs to runs here (a core page always does). */
+export function pageModuleLoaded(page: string): boolean {
+  const module = PAGE_MODULES[page];
+  return module === undefined || hasFeature(module);
+}
+
 export function usePageAccess(): ((page: string) => boolean) | undefined {
   const session = signInKind() === 'session';
   const me = useQuery({ queryKey: ['me'], queryFn: () => api<Me>('/api/auth/me'), enabled: session, staleTime: 30_000 });

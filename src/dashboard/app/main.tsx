@@ -21,6 +21,11 @@ import { Stress } from './pages/stress';
 import { Settings } from './pages/settings';
 import { Profile } from './pages/profile';
 import { Service } from './pages/service';
+import { Network } from './pages/network';
+import { Timeline } from './pages/timeline';
+import { Players } from './pages/players';
+import { Permissions } from './pages/permissions';
+import { Punishments } from './pages/punishments';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -55,6 +60,11 @@ function App() {
         <Route path="/stress">{() => <Guarded page="Stress"><Stress /></Guarded>}</Route>
         <Route path="/settings">{() => <Guarded page="Settings"><Settings /></Guarded>}</Route>
         <Route path="/profile">{() => <Guarded page="Profile"><Profile /></Guarded>}</Route>
+        <Route path="/network">{() => <Guarded page="Network"><Network /></Guarded>}</Route>
+        <Route path="/timeline">{() => <Guarded page="Timeline"><Timeline /></Guarded>}</Route>
+        <Route path="/players">{() => <Guarded page="Players"><Players /></Guarded>}</Route>
+        <Route path="/permissions">{() => <Guarded page="Permissions"><Permissions /></Guarded>}</Route>
+        <Route path="/punishments">{() => <Guarded page="Punishments"><Punishments /></Guarded>}</Route>
         {/* Where the in-game command and magic links send a player (`/login`, `/login?link=`): signed in, the Overview. */}
         <Route path="/login">{() => <Redirect to="/" replace />}</Route>
         <Route>

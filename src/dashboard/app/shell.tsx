@@ -1,11 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { api, signInKind, signOut } from './api';
-import { usePageAccess } from './access';
+import { pageModuleLoaded, usePageAccess } from './access';
 
 /** Every page of the dashboard, in the navigation's order: the link's accessible name and its path. */
 export const PAGES = [
   ['Overview', '/'],
+  ['Network', '/network'],
   ['Services', '/services'],
   ['Groups', '/groups'],
   ['Dedicated', '/dedicated'],
@@ -13,6 +14,10 @@ export const PAGES = [
   ['Console', '/console'],
   ['Files', '/files'],
   ['Plugins', '/plugins'],
+  ['Players', '/players'],
+  ['Permissions', '/permissions'],
+  ['Punishments', '/punishments'],
+  ['Timeline', '/timeline'],
   ['Audit', '/audit'],
   ['Doctor', '/doctor'],
   ['Performance', '/performance'],
@@ -43,7 +48,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </button>
       </header>
       <nav aria-label="Pages">
-        {PAGES.filter(([name]) => mayOpen?.(name) ?? false).map(([name, path]) => (
+        {PAGES.filter(([name]) => pageModuleLoaded(name) && (mayOpen?.(name) ?? false)).map(([name, path]) => (
           <Link key={path} href={path} aria-current={location === path ? 'page' : undefined}>
             {name}
           </Link>

@@ -1,9 +1,9 @@
 /**
  * TanStack Virtual (virtual-core) for Preact: only the rows in and near the scrolled box are
  * rendered, so a list of many thousand rows costs what a screenful does. Every row of a list
- * has the same height (the page's CSS gives its rows `rowHeight` px at every width), so nothing
- * is measured, and rows are keyed by the caller, not by the virtualizer's index keys. Used by
- * the Files page and the Timeline.
+ * has the same height (the page's CSS gives its rows `rowHeight` px; a list may change it with
+ * the width), so nothing is measured, and rows are keyed by the caller, not by the
+ * virtualizer's index keys. Used by Files, the Timeline and the player lists.
  */
 import { useLayoutEffect, useReducer, useState } from 'preact/hooks';
 import type { RefObject } from 'preact';
@@ -25,5 +25,7 @@ export function useVirtualRows(count: number, scroller: RefObject<HTMLElement>, 
   virtualizer.setOptions(options);
   useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
   useLayoutEffect(() => virtualizer._willUpdate());
+  // Another row height (a list whose rows are taller on a phone): every offset is computed again.
+  useLayoutEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   return virtualizer;
 }

@@ -14,6 +14,8 @@ export interface OnlineEntry {
   group: string;
   /** ISO time the current session opened; null when the API does not say (core's listing). */
   since: string | null;
+  /** The proxy carrying them; null when it was not said (a report with the shared service token). */
+  proxy: string | null;
 }
 
 /** GET /api/players/online: the players module's roster. */
@@ -23,11 +25,12 @@ export interface ModuleOnlinePlayer {
   service: string;
   group: string;
   connectedAt: string;
+  proxy: string | null;
 }
 
 /** GET /api/players: core's listing (the module's roster when it runs, else the backends pinged). */
 export interface CoreListing {
-  players: { name: string; uuid: string; service: string; group: string; source: 'roster' | 'ping' | 'both' }[];
+  players: { name: string; uuid: string; service: string; group: string; source: 'roster' | 'ping' | 'both'; proxy: string | null }[];
   total: number;
 }
 

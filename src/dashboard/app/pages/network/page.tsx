@@ -56,9 +56,8 @@ function NetworkPage({ may }: { may: (node: string) => boolean }) {
         : proxies === null
           ? 'Reading…'
           : null;
-  // The controller is not told which proxy carries a player (the bridge's events do not say):
-  // with one proxy READY it is that one, with more any of them.
-  const proxyOf = (_player: OnlineEntry) => (readyProxies.length === 1 ? readyProxies[0]!.name : readyProxies.length > 1 ? `one of ${readyProxies.length}` : '—');
+  // The proxy the controller names (its own credential reported the player); else the only one up.
+  const proxyOf = (player: OnlineEntry) => player.proxy ?? (readyProxies.length === 1 ? readyProxies[0]!.name : '—');
   const withHistory = hasFeature('players');
 
   const all = roster.data?.list ?? [];
@@ -130,7 +129,7 @@ function NetworkPage({ may }: { may: (node: string) => boolean }) {
               empty={all.length === 0 ? 'No player is online.' : 'No player matches.'}
             />
             {!canManage && <p class="nw-muted">Send and kick need the permission {NODES.manage}.</p>}
-            <p class="nw-note">The proxies do not tell the controller which of them carries a player: with one proxy READY it is that one.</p>
+            <p class="nw-note">A proxy reporting with its own credential is named as the one carrying its players; a report with the shared service token names none (then, with one proxy READY, it is that one).</p>
           </>
         )}
       </section>

@@ -61,10 +61,10 @@ async function readRoster(): Promise<Roster> {
   try {
     if (source === 'module') {
       const online = await api<ModuleOnlinePlayer[]>('/api/players/online');
-      entries = online.map((p) => ({ uuid: p.uuid, name: p.name, service: p.service, group: p.group, since: p.connectedAt }));
+      entries = online.map((p) => ({ uuid: p.uuid, name: p.name, service: p.service, group: p.group, since: p.connectedAt, proxy: p.proxy }));
     } else {
       const listing = await api<CoreListing>('/api/players');
-      entries = listing.players.map((p) => ({ uuid: p.uuid, name: p.name, service: p.service, group: p.group, since: null }));
+      entries = listing.players.map((p) => ({ uuid: p.uuid, name: p.name, service: p.service, group: p.group, since: null, proxy: p.proxy }));
     }
   } finally {
     reading--;
@@ -120,6 +120,8 @@ export function applyEvents(players: Map<string, OnlineEntry>, events: readonly 
       group: moved ? groupFor(service, players) : known.group,
       // The module's session on a server opens when the player arrives there.
       since: moved ? (source === 'module' ? event.timestamp : (known?.since ?? null)) : known.since,
+      // A connect names the proxy that reported it (when its own credential did); a switch keeps it.
+      proxy: (event.type === 'PLAYER_CONNECTED' ? data.proxy : undefined) || known?.proxy || null,
     });
   }
 }
