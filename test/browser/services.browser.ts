@@ -4,7 +4,8 @@
  * group become READY on the page by the live events alone (the page never polls), a third is
  * refused in the API's words; both are restarted as a bulk action with a 1 s stagger after a
  * confirmation, one at a time in list order (the test's own events socket times it); a row's
- * Stop takes one off the list live. A crashed service shows its diagnosis, and a bulk Start
+ * Command reaches the server's console, its Move says the cluster is off, its Stop takes one
+ * off the list live. A crashed service shows its diagnosis, and a bulk Start
  * brings it back under its name while leaving a running one alone. Screenshots at 1280 and
  * 390 px, and nothing scrolls sideways at 390.
  */
@@ -94,6 +95,25 @@ describe('the Services page', () => {
     await groupForm.getByRole('button', { name: 'Start', exact: true }).click();
     expect(await groupForm.getByRole('alert').textContent()).toContain('group Lobby is at its maximum of 2 instance(s)');
     expect(await row(page, 'Lobby-1').count()).toBe(1);
+
+    // A row's Command: a line written to the server's console, its reply in the server's log.
+    await page.getByRole('button', { name: 'Command for Lobby-1' }).click();
+    const commandDialog = page.getByRole('dialog', { name: 'Run a command on Lobby-1' });
+    await commandDialog.getByLabel('Command', { exact: true }).fill('say from the row');
+    await commandDialog.getByRole('button', { name: 'Run' }).click();
+    await commandDialog.getByRole('status').filter({ hasText: 'Sent.' }).waitFor();
+    await waitFor(async () => ((await readJson(await api('/api/services/Lobby-1/logs?source=stdout&lines=200'))).lines as string[]).some((l) => l.includes('[Server] from the row')), { what: 'flying-squid’s reply in its log' });
+    await commandDialog.getByRole('button', { name: 'Close' }).click();
+    await commandDialog.waitFor({ state: 'detached' });
+    // Move: with the cluster off, the dialog says how to turn it on, and nothing moves.
+    problems.expect(/^404 GET \/api\/nodes$/);
+    problems.expect(/status of 404/);
+    await page.getByRole('button', { name: 'Move Lobby-1' }).click();
+    const moveDialog = page.getByRole('dialog', { name: 'Move Lobby-1 to another node' });
+    await moveDialog.getByText('The cluster is off').waitFor();
+    await page.keyboard.press('Escape');
+    await moveDialog.waitFor({ state: 'detached' });
+    expect((await readJson(await api('/api/services/Lobby-1'))).nodeId).toBe('local');
 
     // The name filter narrows the list, and the select-all box takes only what is shown.
     const search = page.getByRole('search', { name: 'Filter services' });

@@ -1,9 +1,12 @@
 /**
  * A row's own Stop and Restart (accessible names carry the service's name, so each row's are
  * told apart), with the answer's refusal shown next to them. A stop waits for the drain, up to
- * the group's drain timeout when players are on: the button says it is still at work.
+ * the group's drain timeout when players are on: the button says it is still at work. Command
+ * and Move open a dialog (row-dialogs.tsx) for what they need first.
  */
+import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
+import { CommandDialog, MoveDialog } from './row-dialogs';
 import { api } from '../../api';
 import { SERVICES_KEY } from './live';
 import type { ActionAnswer, Service } from './model';
@@ -17,6 +20,8 @@ export function RowActions({ service }: { service: Service }) {
     onSettled: () => void queries.invalidateQueries({ queryKey: SERVICES_KEY }),
   });
   const busy = action.isPending;
+  const [open, setOpen] = useState<'command' | 'move' | null>(null);
+  const running = service.state === 'READY' || service.state === 'STARTING' || service.state === 'DRAINING';
   // A crashed service has no process: Stop takes its record away.
   const stopTitle = service.state === 'CRASHED' ? 'Remove the crashed service from the list' : 'Graceful stop: drain, then stop';
   return (
@@ -27,6 +32,14 @@ export function RowActions({ service }: { service: Service }) {
       <button type="button" class="secondary" aria-label={`Restart ${service.name}`} disabled={busy} onClick={() => action.mutate('restart')}>
         {busy && action.variables === 'restart' ? 'Restarting…' : 'Restart'}
       </button>
+      <button type="button" class="secondary" aria-label={`Command for ${service.name}`} title="Write a command to its console" disabled={!running} onClick={() => setOpen('command')}>
+        Command
+      </button>
+      <button type="button" class="secondary" aria-label={`Move ${service.name}`} title="Move it to another node" disabled={service.state !== 'READY'} onClick={() => setOpen('move')}>
+        Move
+      </button>
+      {open === 'command' && <CommandDialog service={service} onClose={() => setOpen(null)} />}
+      {open === 'move' && <MoveDialog service={service} onClose={() => setOpen(null)} />}
       {action.isError && (
         <p class="error" role="alert">
           {action.error.message}
