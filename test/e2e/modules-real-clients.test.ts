@@ -83,6 +83,7 @@ interface OnlinePlayer {
   service: string;
   group: string;
   connectedAt: string;
+  proxy: string | null;
 }
 
 /** The players a flying-squid server lists in its own status answer (read with minecraft-protocol's ping). */
@@ -212,8 +213,8 @@ describe('players and display modules with real servers and clients (compiled bi
     // online and online/{uuid}
     const online = byName<OnlinePlayer>(await get('/api/players/online'));
     expect(online).toEqual([
-      { uuid: ALICE, name: 'Alice', service: 'Squid-1', group: 'Squid', connectedAt: expect.stringMatching(ISO) },
-      { uuid: CAROL, name: 'Carol', service: 'Squid-1', group: 'Squid', connectedAt: expect.stringMatching(ISO) },
+      { uuid: ALICE, name: 'Alice', service: 'Squid-1', group: 'Squid', connectedAt: expect.stringMatching(ISO), proxy: null },
+      { uuid: CAROL, name: 'Carol', service: 'Squid-1', group: 'Squid', connectedAt: expect.stringMatching(ISO), proxy: null },
     ]);
     const [alice, carol] = online as [OnlinePlayer, OnlinePlayer];
     expect(await get(`/api/players/online/${CAROL}`)).toEqual(carol);
@@ -269,8 +270,8 @@ describe('players and display modules with real servers and clients (compiled bi
     // Core's listing answers from the module's roster.
     expect(await get('/api/players')).toEqual({
       players: [
-        { name: 'Alice', uuid: ALICE, service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'roster' },
-        { name: 'Carol', uuid: CAROL, service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'roster' },
+        { name: 'Alice', uuid: ALICE, service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'roster', proxy: null },
+        { name: 'Carol', uuid: CAROL, service: 'Squid-1', server: 'Squid-1', group: 'Squid', source: 'roster', proxy: null },
       ],
       total: 2,
       count: 2,
@@ -369,7 +370,7 @@ describe('players and display modules with real servers and clients (compiled bi
       { what: 'Alice in the ping listing', timeoutMs: 10_000 },
     );
     expect(listing).toEqual({
-      players: [{ name: 'Alice', uuid: ALICE, service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping' }],
+      players: [{ name: 'Alice', uuid: ALICE, service: 'Squid-2', server: 'Squid-2', group: 'Squid', source: 'ping', proxy: null }],
       total: 1,
       count: 1,
       online: 1,

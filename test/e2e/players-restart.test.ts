@@ -73,8 +73,8 @@ describe('the player roster survives the controller (compiled binary)', () => {
     await first.report({ type: 'PLAYER_CONNECTED', player: 'Alice', uuid: ALICE, service: 'Arena-1' });
     await first.report({ type: 'PLAYER_CONNECTED', player: 'Bob', uuid: BOB, service: 'Arena-2' });
     const online = await first.get('/api/players/online');
-    const aliceOnline = { uuid: ALICE, name: 'Alice', service: 'Arena-1', group: 'Arena', connectedAt: expect.stringMatching(ISO) };
-    const bobOnline = { uuid: BOB, name: 'Bob', service: 'Arena-2', group: 'Arena', connectedAt: expect.stringMatching(ISO) };
+    const aliceOnline = { uuid: ALICE, name: 'Alice', service: 'Arena-1', group: 'Arena', connectedAt: expect.stringMatching(ISO), proxy: null };
+    const bobOnline = { uuid: BOB, name: 'Bob', service: 'Arena-2', group: 'Arena', connectedAt: expect.stringMatching(ISO), proxy: null };
     expect([...online].sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))).toEqual([aliceOnline, bobOnline]);
     const alice = await first.get(`/api/players/online/${ALICE}`);
     const bobConnectedAt: string = (await first.get(`/api/players/online/${BOB}`)).connectedAt;
@@ -117,7 +117,7 @@ describe('the player roster survives the controller (compiled binary)', () => {
 
     // Core's listing answers from the restored roster.
     expect(await second.get('/api/players')).toEqual({
-      players: [{ name: 'Alice', uuid: ALICE, service: 'Arena-1', server: 'Arena-1', group: 'Arena', source: 'roster' }],
+      players: [{ name: 'Alice', uuid: ALICE, service: 'Arena-1', server: 'Arena-1', group: 'Arena', source: 'roster', proxy: null }],
       total: 1,
       count: 1,
       online: 1,
