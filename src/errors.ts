@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   // svc: a start of a group (or dedicated service) the crash-loop breaker quarantined. Not
   // SERVICE_START_FAILED: nothing was tried, and retrying never helps; the client must lift it.
   GROUP_QUARANTINED: 409, // svc
+  GROUP_ACTION_IN_PROGRESS: 409, // svc: a group action (start N, rolling restart, stop all) is still running
   // Dedicated
   DEDICATED_NOT_FOUND: 404,
   DEDICATED_ALREADY_EXISTS: 409,

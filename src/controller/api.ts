@@ -19,6 +19,7 @@ import { playerRoutes } from '../http/routes/players';
 import { proxyRoutes } from '../http/routes/proxy';
 import { moduleRoutes } from '../http/routes/modules';
 import { groupRoutes } from '../http/routes/groups';
+import { groupActionRoutes } from '../http/routes/group-actions';
 import { dedicatedRoutes } from '../http/routes/dedicated';
 import { quarantineRoutes } from '../http/routes/quarantine';
 import { softwareRoutes } from '../http/routes/software';
@@ -105,6 +106,7 @@ export class ControllerApi {
       ...metricsDashboardRoutes(kernel),
       ...moduleRoutes(kernel),
       ...groupRoutes(kernel),
+      ...groupActionRoutes(kernel),
       ...dedicatedRoutes(kernel),
       ...quarantineRoutes(kernel),
       ...softwareRoutes(this.software),
