@@ -80,8 +80,6 @@ export interface Place {
   target: string;
 }
 
-export const GLOBAL: Place = { scope: 'GLOBAL', target: '' };
-
 /** Whether an assignment is at this place (targets compare without case, as the controller's index does). */
 export function isAt(a: Assignment, place: Place): boolean {
   return a.scope === place.scope && (place.scope === 'GLOBAL' || a.target.toLowerCase() === place.target.toLowerCase());
@@ -134,11 +132,6 @@ export function formatBytes(bytes: number): string {
 export function dateText(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
-
-/** Where the download of a LOCAL pack is (same origin); a URL pack's own address. */
-export function downloadHref(pack: Pack): string {
-  return pack.url;
 }
 
 /** What the source means, in words. */

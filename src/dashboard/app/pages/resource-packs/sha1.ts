@@ -106,10 +106,3 @@ export async function sha1OfFile(file: Blob, progress: (read: number) => void, l
   }
   return hash.digest();
 }
-
-/** The SHA-1 of bytes in memory (tests check the code against known digests). */
-export function sha1OfBytes(bytes: Uint8Array): string {
-  const hash = new Sha1();
-  hash.update(bytes);
-  return hash.digest();
-}
