@@ -6,8 +6,9 @@
  * in words until forced, and the real restore after the confirmation puts the backed-up files
  * back (and removes what the backup does not hold); a download is the bytes the API serves;
  * schedules and retention edited from the page are what the API holds, a bad cron refused in
- * the API's words; a prune counts first and deletes what it counted; a session holding only
- * .view sees the page, is offered only the downloads its node allows and is refused changes in
+ * the API's words; a prune counts first and deletes what it counted; a delete is asked first
+ * (Cancel has the keyboard); a session with .manage but not admin saves archiving while the
+ * archive folder and the login key stay the operator's; a session holding only .view sees the page, is offered only the downloads its node allows and is refused changes in
  * words. With the module uninstalled and the controller restarted, the link is gone and
  * /backups says the module does not run. 1280 and 390 px, light and dark.
  */
@@ -49,6 +50,9 @@ interface Restore {
 }
 interface Config {
   enabled: boolean;
+  compressionLevel: number;
+  localDestination: string;
+  includeAuthKey: boolean;
   timezone: string;
   quiesceWaitSeconds: number;
   schedules: { name: string; cron: string; retentionClass: string; targets: string[] }[];
@@ -339,7 +343,7 @@ describe('the configuration', () => {
     await page.close();
   }, 60_000);
 
-  test('retention edited from the page; a prune counts first, then deletes what it counted', async () => {
+  test('retention edited from the page; a prune counts first, then deletes what it counted; a delete is asked first', async () => {
     // Two weekly database backups, one after the other.
     const made: number[] = [];
     for (let i = 0; i < 2; i++) {
@@ -370,9 +374,50 @@ describe('the configuration', () => {
     expect((await c.api(`/api/backups/${made[0]}`)).status).toBe(404);
     expect((await backupOf(made[1]!)).status).toBe('SUCCESS');
     await row(page, made[0]!).waitFor({ state: 'detached' });
+
+    // Delete, asked first: the question names the backup and its archive.
+    const kept = await backupOf(made[1]!);
+    await row(page, kept.id).getByRole('button', { name: `Delete backup #${kept.id}` }).click();
+    const ask = page.getByRole('dialog', { name: `Delete backup #${kept.id}` });
+    expect(await ask.textContent()).toContain(`its archive ${kept.archivePath}`);
+    // Cancel has the keyboard first: Enter there deletes nothing.
+    await page.keyboard.press('Enter');
+    await ask.waitFor({ state: 'detached' });
+    expect((await backupOf(kept.id)).status).toBe('SUCCESS');
+    await row(page, kept.id).getByRole('button', { name: `Delete backup #${kept.id}` }).click();
+    await ask.getByRole('button', { name: 'Delete', exact: true }).click();
+    await runs(page).getByRole('status').filter({ hasText: `Backup #${kept.id} deleted. Its archive is gone from the disk.` }).waitFor();
+    expect((await c.api(`/api/backups/${kept.id}`)).status).toBe(404);
+    expect(existsSync(join(dir, 'data', 'backups', kept.archivePath))).toBe(false);
     expect(problems.problems).toEqual([]);
     await page.close();
   }, 90_000);
+
+  test('a session with .manage but not admin saves archiving; the archive folder and the login key stay the operator’s', async () => {
+    const keeper = testPlayer(0x202, 'Keeper');
+    await bringOnline(c, keeper, 'Elsewhere-1');
+    await grant(c, keeper, ['svc.dashboard.backups.view', 'svc.dashboard.backups.manage']);
+    const before = await config();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems = new PageProblems(page);
+    await page.goto(`${url}/`);
+    await page.getByLabel('Code', { exact: true }).fill(await loginCode(c, keeper));
+    await page.getByRole('button', { name: 'Sign in with the code' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Backups', exact: true }).click();
+    const archiving = section(page, 'Archiving');
+    await archiving.getByLabel('Compression level').fill('5');
+    expect(await archiving.getByLabel('Archive folder').getAttribute('readonly')).not.toBeNull();
+    expect(await archiving.getByLabel('Database archives carry the login key').isDisabled()).toBe(true);
+    await archiving.getByText('Only the operator changes this (an admin token or an admin session)', { exact: false }).first().waitFor();
+    await archiving.getByRole('button', { name: 'Save archiving' }).click();
+    await archiving.getByRole('status').filter({ hasText: 'Archiving is saved' }).waitFor();
+    const after = await config();
+    expect(after.compressionLevel).toBe(5);
+    expect(after.localDestination).toBe(before.localDestination);
+    expect(after.includeAuthKey).toBe(before.includeAuthKey);
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
 
 describe('a session with only svc.dashboard.backups.view', () => {
@@ -380,9 +425,11 @@ describe('a session with only svc.dashboard.backups.view', () => {
     // Online somewhere else than the service backed up (a player on it would hold its stop up).
     await bringOnline(c, viewer, 'Elsewhere-1');
     await grant(c, viewer, ['svc.dashboard.backups.view']);
+    // A database archive: it holds credentials.
+    const database = (await json<BackupList>('/api/backups/trigger', { method: 'POST', json: { targets: ['database'] } }, 201)).backups[0]!;
+    expect((await ended(database.id)).status).toBe('SUCCESS');
     const before = await json<BackupList>('/api/backups?limit=1');
     const retentionBefore = (await config()).retention;
-    const database = (await json<BackupList>('/api/backups?status=SUCCESS&limit=100')).backups.find((b) => b.targetType === 'DATABASE')!;
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     const problems = new PageProblems(page);
     problems.expect(/^403 (POST \/api\/backups\/trigger|PUT \/api\/backups\/config)$|status of 403 \(Forbidden\)/);

@@ -42,7 +42,9 @@ function problemsOf(p: Part): string[] {
 }
 
 export function ArchivingSection({ config, access, destination }: { config: BackupConfig; access: Access; destination: string | undefined }) {
-  const part = useConfigDraft<Part>(config, pick, (c, p) => ({ ...c, ...p }), LABELS);
+  // Below admin the operator's fields are sent as the controller has them now, whatever this draft holds.
+  const apply = (c: BackupConfig, p: Part): BackupConfig => (access.admin ? { ...c, ...p } : { ...c, ...p, localDestination: c.localDestination, includeAuthKey: c.includeAuthKey });
+  const part = useConfigDraft<Part>(config, pick, apply, LABELS);
   const d = part.draft;
   const operatorOnly = access.admin ? null : 'Only the operator changes this (an admin token or an admin session): the controller refuses a change from this account.';
   return (
