@@ -8,9 +8,10 @@
  * schedules and retention edited from the page are what the API holds, a bad cron refused in
  * the API's words; a prune counts first and deletes what it counted; a delete is asked first
  * (Cancel has the keyboard); a session with .manage but not admin saves archiving while the
- * archive folder and the login key stay the operator's; a session holding only .view sees the page, is offered only the downloads its node allows and is refused changes in
- * words. With the module uninstalled and the controller restarted, the link is gone and
- * /backups says the module does not run. 1280 and 390 px, light and dark.
+ * archive folder and the login key stay the operator's; a session holding only .view sees the
+ * page, is offered only the downloads its node allows and is refused changes in words. With the
+ * module uninstalled and the controller restarted, the link is gone and /backups says the
+ * module does not run. 1280 and 390 px, light and dark.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
