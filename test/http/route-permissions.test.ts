@@ -102,6 +102,7 @@ describe('route declarations', () => {
     ['POST', '/api/groups/{name}/actions/restart', 'svc.dashboard.services.restart'],
     ['POST', '/api/groups/{name}/actions/stop', 'svc.dashboard.services.stop'],
     ['GET', '/api/groups/{name}/actions', 'svc.dashboard.groups.view'],
+    ['PUT', '/api/scaling/schedules/{group}', 'svc.dashboard.scaling.manage'],
     ['GET', '/api/dedicated', 'svc.dashboard.dedicated.view'],
     ['POST', '/api/dedicated/modpack/import', 'svc.dashboard.dedicated.manage'],
     ['PUT', '/api/files/{scope}/{path}', 'svc.dashboard.services.edit_config'],

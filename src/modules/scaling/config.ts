@@ -248,7 +248,12 @@ const scalingText = (group: string): FileText<typeof ScalingFileSchema> => ({
 
 /** A group's file with `config`'s settings and the words around them. */
 export function renderScalingToml(config: GroupScalingConfig): string {
-  return renderToml(ScalingFileSchema, scalingText(config.group), scalingFileValue(config));
+  return renderScalingFile(config.group, scalingFileValue(config));
+}
+
+/** A group's file holding `value` (keys as the file spells them), with its words: what a save writes. */
+export function renderScalingFile(group: string, value: Static<typeof ScalingFileSchema>): string {
+  return renderToml(ScalingFileSchema, scalingText(group), value);
 }
 
 /** The file written for a group that has none: its defaults (schedule off), commented, an example rule left commented out. */

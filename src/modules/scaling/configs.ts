@@ -6,6 +6,7 @@ import type { SvcEvent } from '../../events/catalogue';
 import type { ModuleKernel } from '../module';
 import type { Logger } from '../../log';
 import { parseScalingConfig, renderDefaultScalingConfig, type GroupScalingConfig } from './config';
+import { ApiError } from '../../errors';
 import { machineTimeZone } from './zoned';
 
 export interface BrokenScalingFile {
@@ -76,6 +77,21 @@ export class ScalingConfigs {
 
   fileOf(group: string): string {
     return join(this.dir, `${group}.toml`);
+  }
+
+  /**
+   * Writes a scalable group's file (`text`, rendered from a save) after reading it back exactly
+   * as `scaling reload` would: a text the reader refuses is VALIDATION_FAILED in its words
+   * (naming the key), and the file on disk is left as it was. In force at once.
+   */
+  save(group: string, text: string): GroupScalingConfig {
+    const parsed = parseScalingConfig(text, group, this.zone);
+    if (!parsed.ok) throw new ApiError('VALIDATION_FAILED', parsed.problem);
+    mkdirSync(this.dir, { recursive: true });
+    writeFileAtomic(this.fileOf(group), text);
+    this.configs.set(group.toLowerCase(), parsed.config);
+    this.broken.delete(group.toLowerCase());
+    return parsed.config;
   }
 
   private onEvent(event: SvcEvent): void {

@@ -37,6 +37,25 @@ export const ScheduleSchema = t.Object({
   rules: t.Array(RuleSchema),
 });
 
+/** What a save sends: the schedule as GET answers it, without the group (the path names it). */
+export const ScheduleBodySchema = t.Object({
+  enabled: t.Boolean(),
+  timezone: t.String({ minLength: 1, maxLength: 64, description: 'an IANA zone' }),
+  warmup: t.Object({ enabled: t.Boolean(), leadTimeMinutes: t.Integer({ minimum: 0, maximum: 1440 }) }),
+  prediction: t.Object({ enabled: t.Boolean(), percentile: t.Integer({ minimum: 1, maximum: 100 }) }),
+  rules: t.Array(
+    t.Object({
+      name: t.String({ minLength: 1, maxLength: 64 }),
+      days: t.Array(Day, { minItems: 1, maxItems: 7 }),
+      from: t.String({ pattern: '^\\d{2}:\\d{2}$', description: 'HH:MM' }),
+      to: t.String({ pattern: '^\\d{2}:\\d{2}$', description: 'HH:MM' }),
+      minInstances: t.Integer({ minimum: 0, maximum: 10000 }),
+      maxInstances: t.Union([t.Integer({ minimum: 1, maximum: 10000 }), t.Null()]),
+    }),
+    { maxItems: 200 },
+  ),
+});
+
 export const StatusSchema = t.Object({
   groups: t.Array(
     t.Object({

@@ -2,14 +2,17 @@ import { t } from '../../http/t';
 import { clamp } from '../../http/clamp';
 import { defineRoute, type AnyRoute } from '../../http/route';
 import { ErrorBodySchema } from '../../http/schemas';
-import { DECISIONS_LIMIT, DecisionsSchema, GroupParams, HISTORY_HOURS, HistorySchema, PredictionsSchema, ScheduleSchema, StatusSchema } from './model';
+import { DECISIONS_LIMIT, DecisionsSchema, GroupParams, HISTORY_HOURS, HistorySchema, PredictionsSchema, ScheduleBodySchema, ScheduleSchema, StatusSchema } from './model';
+import { renderScalingFile } from './config';
 import type { ScalingRuntime } from './runtime';
-import { configOf, decisionsView, historyView, predictionsView, scheduleView, statusView } from './views';
+import { configOf, decisionsView, historyView, predictionsView, scalableGroup, scheduleView, statusView } from './views';
 
 const PREFIX = '/api/scaling';
 const TAG = 'scaling';
 /** The reference's dashboard node for the scaling page, with the svc prefix. */
 const VIEW = 'svc.dashboard.scaling.view';
+/** Saving a schedule raises a group's minimum and maximum: the operator's, or a session's holding this node. */
+const MANAGE = 'svc.dashboard.scaling.manage';
 const Err = ErrorBodySchema;
 const Refusals = { 400: Err, 401: Err, 403: Err } as const;
 
@@ -45,6 +48,32 @@ export function scalingRoutes(runtime: ScalingRuntime): AnyRoute[] {
       params: GroupParams,
       response: { 200: ScheduleSchema, ...Refusals, 404: Err },
       handler: ({ params }) => scheduleView(configOf(runtime, params.group).config),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${PREFIX}/schedules/:group`,
+      auth: 'admin',
+      permission: MANAGE,
+      tag: TAG,
+      summary: "Saves one group's smart scaling (its file, config/modules/scaling/<Group>.toml, rewritten with its comments) and puts it in force at once; a value the file reader refuses is 400 in its words, naming the key. 404 SCALING_CONFIG_NOT_FOUND for an unknown or STATIC group",
+      params: GroupParams,
+      body: ScheduleBodySchema,
+      response: { 200: ScheduleSchema, ...Refusals, 404: Err },
+      handler: ({ params, body, actor }) => {
+        const group = scalableGroup(runtime, params.group);
+        const text = renderScalingFile(group, {
+          schedule: {
+            enabled: body.enabled,
+            timezone: body.timezone,
+            rules: body.rules.map((r) => ({ name: r.name, days: [...r.days], from: r.from, to: r.to, min_instances: r.minInstances, ...(r.maxInstances === null ? {} : { max_instances: r.maxInstances }) })),
+          },
+          warmup: { enabled: body.warmup.enabled, lead_time_minutes: body.warmup.leadTimeMinutes },
+          prediction: { enabled: body.prediction.enabled, percentile: body.prediction.percentile },
+        });
+        const saved = runtime.configs.save(group, text);
+        runtime.kernel.bus.publish('SMART_SCHEDULE_SAVED', { group, enabled: String(saved.enabled), rules: String(saved.rules.length) }, actor);
+        return scheduleView(saved);
+      },
     }),
     defineRoute({
       method: 'GET',

@@ -25,6 +25,11 @@ export function scheduleView(config: GroupScalingConfig): Static<typeof Schedule
   };
 }
 
+/** The name of the scalable group `name` names (any case), as the group spells it; 404 otherwise. */
+export function scalableGroup(runtime: ScalingRuntime, name: string): string {
+  return groupOf(runtime, name).name;
+}
+
 /** The scalable group by name in any case; 404 SCALING_CONFIG_NOT_FOUND with the reason otherwise. */
 function groupOf(runtime: ScalingRuntime, name: string): Group {
   const group = runtime.kernel.groups.list().find((g) => g.name.toLowerCase() === name.toLowerCase());
