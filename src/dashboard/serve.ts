@@ -49,7 +49,7 @@ export function dashboardAnswer(files: DashboardFiles, pathname: string, feature
  * ROUTE_NOT_FOUND, so a path that only resolves outside /api/ once its dot segments are applied
  * (`/api/files/x/../../../etc/passwd` is `/etc/passwd` to the router) is still the API's error.
  */
-export const APP_PAGES: ReadonlySet<string> = new Set(['login', 'services', 'groups', 'dedicated', 'nodes', 'console', 'files', 'plugins', 'audit', 'doctor', 'performance', 'stress', 'settings', 'profile', 'network', 'timeline', 'players', 'permissions', 'punishments']);
+export const APP_PAGES: ReadonlySet<string> = new Set(['login', 'services', 'groups', 'dedicated', 'nodes', 'console', 'files', 'plugins', 'audit', 'doctor', 'performance', 'stress', 'settings', 'profile', 'network', 'timeline', 'players', 'permissions', 'punishments', 'backups', 'resource-packs', 'display', 'scaling']);
 
 /** Paths the dashboard answers: `/`, its pages (and what is below them) and its assets. */
 export function isDashboardPath(pathname: string): boolean {

@@ -19,6 +19,10 @@ export const PAGE_NODES: Readonly<Record<string, string | null>> = {
   Players: 'svc.dashboard.players.view',
   Permissions: 'svc.dashboard.perms.view',
   Punishments: 'svc.dashboard.punishments.view',
+  Backups: 'svc.dashboard.backups.view',
+  'Resource packs': 'svc.dashboard.resourcepacks.view',
+  Display: 'svc.dashboard.display.view',
+  Scaling: 'svc.dashboard.scaling.view',
   Timeline: 'svc.dashboard.audit.view',
   Audit: 'svc.dashboard.audit.view',
   Doctor: 'svc.dashboard.admin',
@@ -33,6 +37,10 @@ export const PAGE_MODULES: Readonly<Record<string, string>> = {
   Players: 'players',
   Permissions: 'perms',
   Punishments: 'punishments',
+  Backups: 'backup',
+  'Resource packs': 'resourcepacks',
+  Display: 'display',
+  Scaling: 'scaling',
 };
 
 interface Me {

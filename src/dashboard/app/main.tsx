@@ -9,6 +9,7 @@ import { Guarded } from './guarded';
 import { Overview } from './pages/overview';
 import { Services } from './pages/services';
 import { Groups } from './pages/groups';
+import { Group } from './pages/group';
 import { Dedicated } from './pages/dedicated';
 import { Audit } from './pages/audit';
 import { Doctor } from './pages/doctor';
@@ -26,6 +27,10 @@ import { Timeline } from './pages/timeline';
 import { Players } from './pages/players';
 import { Permissions } from './pages/permissions';
 import { Punishments } from './pages/punishments';
+import { Backups } from './pages/backups';
+import { ResourcePacks } from './pages/resource-packs';
+import { Display } from './pages/display';
+import { Scaling } from './pages/scaling';
 
 const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
@@ -48,6 +53,7 @@ function App() {
         <Route path="/">{() => <Guarded page="Overview"><Overview /></Guarded>}</Route>
         <Route path="/services">{() => <Guarded page="Services"><Services /></Guarded>}</Route>
         <Route path="/groups">{() => <Guarded page="Groups"><Groups /></Guarded>}</Route>
+        <Route path="/groups/:name">{() => <Guarded page="Groups"><Group /></Guarded>}</Route>
         <Route path="/dedicated">{() => <Guarded page="Dedicated"><Dedicated /></Guarded>}</Route>
         <Route path="/audit">{() => <Guarded page="Audit"><Audit /></Guarded>}</Route>
         <Route path="/doctor">{() => <Guarded page="Doctor"><Doctor /></Guarded>}</Route>
@@ -65,6 +71,10 @@ function App() {
         <Route path="/players">{() => <Guarded page="Players"><Players /></Guarded>}</Route>
         <Route path="/permissions">{() => <Guarded page="Permissions"><Permissions /></Guarded>}</Route>
         <Route path="/punishments">{() => <Guarded page="Punishments"><Punishments /></Guarded>}</Route>
+        <Route path="/backups">{() => <Guarded page="Backups"><Backups /></Guarded>}</Route>
+        <Route path="/resource-packs">{() => <Guarded page="Resource packs"><ResourcePacks /></Guarded>}</Route>
+        <Route path="/display">{() => <Guarded page="Display"><Display /></Guarded>}</Route>
+        <Route path="/scaling">{() => <Guarded page="Scaling"><Scaling /></Guarded>}</Route>
         {/* Where the in-game command and magic links send a player (`/login`, `/login?link=`): signed in, the Overview. */}
         <Route path="/login">{() => <Redirect to="/" replace />}</Route>
         <Route>

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
 import type { ApiFailure } from '../../api';
 import { ConfirmDialog } from '../../forms/confirm-dialog';
 import { deleteGroup, GROUPS_KEY, listGroups, type GroupView } from './requests';
@@ -66,7 +67,7 @@ export function GroupList({ onEdit, onNotice }: Props) {
           {list.map((g) => (
             <tr key={g.name}>
               <th scope="row" data-label="Name">
-                {g.name}
+                <Link href={`/groups/${encodeURIComponent(g.name)}`}>{g.name}</Link>
               </th>
               <td data-label="Software">
                 {g.software} {g.version}

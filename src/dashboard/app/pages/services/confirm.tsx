@@ -1,27 +1,13 @@
 /**
- * A modal question before an action that touches several services: the browser's own <dialog>
- * (focus kept inside, Escape answers Cancel), its heading the question and so its accessible name.
+ * A modal question before an action that touches several services (modal.tsx: focus kept
+ * inside, Escape answers Cancel), its heading the question and so its accessible name.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { Modal } from '../../modal';
 
 export function ConfirmDialog({ question, children, onConfirm, onCancel }: { question: string; children?: ComponentChildren; onConfirm: () => void; onCancel: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (d && !d.open) d.showModal();
-    return () => d?.close();
-  }, []);
   return (
-    <dialog
-      ref={dialog}
-      class="svc-confirm"
-      aria-labelledby="svc-confirm-question"
-      onCancel={(e) => {
-        e.preventDefault();
-        onCancel();
-      }}
-    >
+    <Modal labelledBy="svc-confirm-question" onCancel={onCancel}>
       <h2 id="svc-confirm-question">{question}</h2>
       {children}
       <div class="svc-confirm-buttons">
@@ -32,6 +18,6 @@ export function ConfirmDialog({ question, children, onConfirm, onCancel }: { que
           Confirm
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -6,10 +6,11 @@
  * shown in the API's words inside it (a cluster that is off, a node that cannot take it).
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { Link } from 'wouter-preact';
 import { api, ApiFailure } from '../../api';
+import { Modal } from '../../modal';
 import { SERVICES_KEY } from './live';
 import type { Service } from './model';
 
@@ -17,25 +18,11 @@ import type { Service } from './model';
 const COMMAND_MAX = 4096;
 
 function RowDialog({ title, id, children, onClose }: { title: string; id: string; children: ComponentChildren; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (d && !d.open) d.showModal();
-    return () => d?.close();
-  }, []);
   return (
-    <dialog
-      ref={dialog}
-      class="svc-confirm"
-      aria-labelledby={id}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <Modal labelledBy={id} onCancel={onClose}>
       <h2 id={id}>{title}</h2>
       {children}
-    </dialog>
+    </Modal>
   );
 }
 
