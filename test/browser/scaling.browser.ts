@@ -4,21 +4,24 @@
  * grid as GET /api/scaling/schedules/{group} answers it, hour by hour, and the keyboard moves
  * over it and opens the rule there; the players chart draws the history and the predictions
  * the API answers (seeded into the module's tables), named with their sample counts; the
- * warm-up settings and a rule covering now with a higher minimum, made in the page's forms, reach
- * the group's file (this controller has no route that saves a schedule: the page says so and
- * hands over the file, which the test puts in place as an operator would) and the rule raises
- * the effective minimum: GET /api/scaling/status and the page show it, the fake-paper instances
- * start, and the decisions log lists the scale-up with its reason as the API stores it. A bad rule
- * is refused at its field before anything is sent; a file the module cannot use is named in the
- * API's words; a session holding only svc.dashboard.scaling.view is told it may not change
- * schedules. With the module uninstalled and the controller restarted, the link is gone and
- * /scaling says the module does not run. 1280 and 390 px, light and dark.
+ * warm-up settings and a rule covering now with a higher minimum, made in the page's forms, are
+ * saved through PUT /api/scaling/schedules/{group} (answered 200, said in words, written to the
+ * group's file) and the rule raises the effective minimum at once: GET /api/scaling/status and
+ * the page show it, the fake-paper instances start, and the decisions log lists the scale-up
+ * with its reason as the API stores it; a rule changed from the page reaches another page open
+ * on the group through SMART_SCHEDULE_SAVED. A bad rule is refused at its field before anything
+ * is sent; what the controller refuses all the same (a zone this browser knows and it does not)
+ * is said in the API's words at the field it names, and nothing changes; a file the module
+ * cannot use is named in the API's words; a session holding only svc.dashboard.scaling.view is
+ * told it may not change schedules, and one that lost .manage while the page was open is refused
+ * the save (403) in words. With the module uninstalled and the controller restarted, the link is
+ * gone and /scaling says the module does not run. 1280 and 390 px, light and dark.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page, Response } from 'playwright-core';
 import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
 import { tempDir, waitFor, type TestController } from '../support/controller';
@@ -87,7 +90,7 @@ const scheduleOf = (group: string) => json<Schedule>(`/api/scaling/schedules/${g
 const readyOf = async (group: string) => (await json<{ services: { groupName: string; state: string }[] }>('/api/services')).services.filter((s) => s.groupName === group && s.state === 'READY').length;
 const fileOf = (group: string) => join(dir, 'config', 'modules', 'scaling', `${group}.toml`);
 
-/** What an operator does with the file the page hands over: put it in place, then `scaling reload`. */
+/** A group's file written as an operator would: put in place, then `scaling reload`. */
 async function putInPlace(group: string, text: string): Promise<void> {
   writeFileSync(fileOf(group), text);
   const reload = await json<{ lines: { text: string }[] }>('/api/commands/scaling/execute', { method: 'POST', json: { args: ['reload'] } });
@@ -230,15 +233,9 @@ const ruleForm = (page: Page) => page.getByRole('region', { name: /^(Add a rule 
 const groupRow = (page: Page, group: string) => page.getByRole('region', { name: 'Groups now' }).locator(`tbody tr[data-group="${group}"]`);
 const focusedCell = (page: Page) => page.evaluate<string | null>("document.activeElement?.getAttribute('role') === 'gridcell' ? document.activeElement.textContent : null");
 
-/** The file the page hands over when the controller cannot save (and says so in words). */
-async function handedOver(section: Locator, group: string): Promise<string> {
-  const alert = section.getByRole('alert').filter({ hasText: 'this controller has no route that saves a schedule' });
-  await alert.waitFor();
-  expect(await alert.textContent()).toBe(
-    `Not saved: this controller has no route that saves a schedule (PUT /api/scaling/schedules/${group} answered ROUTE_NOT_FOUND). To apply the change, put the text below into config/modules/scaling/${group}.toml on the controller, then run “scaling reload” in its console.`,
-  );
-  return section.getByLabel(`${group}.toml with your change`).inputValue();
-}
+/** The answer to the page's next save of `group`'s schedule (PUT /api/scaling/schedules/{group}). */
+const nextSave = (page: Page, group: string): Promise<Response> =>
+  page.waitForResponse((r) => r.request().method() === 'PUT' && new URL(r.url()).pathname === `/api/scaling/schedules/${group}`, { timeout: 15_000 });
 
 describe('the week grid', () => {
   test('a DYNAMIC group’s schedule is drawn hour by hour as the API answers it, and the keyboard moves over it', async () => {
@@ -367,11 +364,11 @@ describe('the chart', () => {
 });
 
 describe('a schedule edit', () => {
-  test('warm-up settings and a rule covering now with a higher minimum reach the group’s file; the effective minimum rises, instances start, the log says why', async () => {
+  test('warm-up settings and a rule covering now with a higher minimum are saved from the page (200, in words, in the group’s file); the effective minimum rises, instances start, the log says why', async () => {
     expect(await statusOf('Arena')).toMatchObject({ enabled: false, minInstances: 0, effectiveMinInstances: 0, effectiveSource: null, problem: null });
+    const zone = (await scheduleOf('Arena')).timezone;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = new PageProblems(page);
-    problems.expect(/^404 PUT \/api\/scaling\/schedules\/Arena$|status of 404 \(Not Found\)/);
     await openScaling(page, 'Arena');
     expect(await groupRow(page, 'Arena').locator('td[data-field="min"]').textContent()).toBe('0 the group’s own');
 
@@ -379,15 +376,17 @@ describe('a schedule edit', () => {
     const settings = page.getByRole('region', { name: 'Warm-up and prediction of Arena' });
     await settings.getByLabel('The rules apply').check();
     await settings.getByLabel('Minutes ahead').fill('5');
+    const settingsSaved = nextSave(page, 'Arena');
     await settings.getByRole('button', { name: 'Save settings' }).click();
-    const settingsFile = await handedOver(settings, 'Arena');
-    expect(settingsFile).toContain('[schedule]\nenabled = true\n');
-    expect(settingsFile).toContain('[warmup]\nenabled = true\nlead_time_minutes = 5\n');
-    await putInPlace('Arena', settingsFile);
-    expect(await scheduleOf('Arena')).toMatchObject({ enabled: true, warmup: { enabled: true, leadTimeMinutes: 5 }, rules: [] });
-    await page.getByRole('button', { name: 'Read again' }).click();
-    await settings.getByRole('alert').waitFor({ state: 'detached' });
+    expect((await settingsSaved).status()).toBe(200);
+    await settings.getByRole('status').filter({ hasText: `Settings of Arena saved: the rules apply, times in ${zone}, warm-up 5 min ahead, no prediction.` }).waitFor();
+    expect(await settings.getByRole('alert').count()).toBe(0);
+    expect(await scheduleOf('Arena')).toMatchObject({ enabled: true, timezone: zone, warmup: { enabled: true, leadTimeMinutes: 5 }, rules: [] });
+    // Written as the group's file, which the module reads.
+    expect(readFileSync(fileOf('Arena'), 'utf8')).toMatch(/^lead_time_minutes = 5$/m);
+    // The form holds what was saved: nothing left to save.
     expect(await settings.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
+    expect(await settings.getByLabel('Minutes ahead').inputValue()).toBe('5');
 
     // A rule covering every hour of the week, with a minimum of 2.
     await timetable(page).getByRole('button', { name: 'Add a rule' }).click();
@@ -398,14 +397,20 @@ describe('a schedule edit', () => {
     await form.getByLabel('Closes at').fill('00:00');
     await form.getByText('Open all day.').waitFor();
     await form.getByLabel('Minimum instances').fill('2');
+    const ruleSaved = nextSave(page, 'Arena');
     await form.getByRole('button', { name: 'Add rule' }).click();
-    const ruleFile = await handedOver(form, 'Arena');
-    expect(ruleFile).toContain('[[schedule.rules]]\nname = "rush"\ndays = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]\nfrom = "00:00"\nto = "00:00"\nmin_instances = 2\n');
-    await page.screenshot({ path: join(screenshotDir(), 'scaling-handover-1280.png'), fullPage: true });
-    await putInPlace('Arena', ruleFile);
+    const answer = await ruleSaved;
+    expect(answer.status()).toBe(200);
+    const rush = { name: 'rush', days: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'], from: '00:00', to: '00:00', minInstances: 2, maxInstances: null };
+    expect(((await answer.json()) as Schedule).rules).toEqual([rush]);
+    // Said in words where the form was; the form has done its work.
+    await timetable(page).getByRole('status').filter({ hasText: 'Rule “rush” added to Arena: every day, all day, at least 2 instances. The controller uses it from now on.' }).waitFor();
+    expect(await ruleForm(page).count()).toBe(0);
+    await page.screenshot({ path: join(screenshotDir(), 'scaling-saved-1280.png'), fullPage: true });
 
-    // The API: the rule is held, in force, and raises the minimum the engine works with.
-    expect((await scheduleOf('Arena')).rules).toEqual([{ name: 'rush', days: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'], from: '00:00', to: '00:00', minInstances: 2, maxInstances: null }]);
+    // The API: the rule is held (in the group's file too), in force, and raises the minimum the engine works with at once.
+    expect((await scheduleOf('Arena')).rules).toEqual([rush]);
+    expect(readFileSync(fileOf('Arena'), 'utf8')).toContain('[[schedule.rules]]\nname = "rush"\n');
     expect(await statusOf('Arena')).toMatchObject({ activeRule: { name: 'rush', minInstances: 2, isWarmup: false }, minInstances: 0, effectiveMinInstances: 2, effectiveSource: 'schedule rule "rush"' });
     // The engine starts them (a tick a second).
     await waitFor(async () => (await readyOf('Arena')) === 2, { timeoutMs: 45_000, intervalMs: 250, what: 'two Arena instances READY' });
@@ -416,9 +421,6 @@ describe('a schedule edit', () => {
     expect(await groupRow(page, 'Arena').locator('td[data-label="Rule"]').textContent()).toBe('in force: rush');
     await groupRow(page, 'Arena').locator('td[data-label="Running"]').filter({ hasText: /^2$/ }).waitFor({ timeout: 15_000 });
     await cell(page, 'Wednesday 13:00 to 14:00: rule rush (at least 2)').waitFor();
-    // The form's change read back from the controller: the form has done its work and says so.
-    await timetable(page).getByRole('status').filter({ hasText: 'Rule “rush” is in Arena’s file now: all day, at least 2 instances.' }).waitFor();
-    expect(await ruleForm(page).count()).toBe(0);
     await timetable(page).getByText('In force now: rush (at least 2).').waitFor();
 
     // The decisions log: the scale-up with its reason, as the API stored it, and smart scaling's own line.
@@ -517,11 +519,12 @@ describe('a dashboard session', () => {
     // The minimum now, without the groups' own figures (it may not read groups: nothing is asked for them).
     expect(await groupRow(page, 'Arena').locator('td[data-field="min"]').textContent()).toBe('2 raised from 0 by schedule rule "rush"');
     expect(await page.getByRole('columnheader', { name: 'Running' }).count()).toBe(0);
-    // Through the API: the session reads, and has no way to write a schedule.
+    // Through the API: the session reads, and may not save a schedule (the schedule as it is, refused for who sends it).
     const token = await page.evaluate<string | null>("localStorage.getItem('svc.token')");
     expect((await c.api('/api/scaling/status', { token })).status).toBe(200);
-    const put = await c.api('/api/scaling/schedules/Arena', { method: 'PUT', token, json: { enabled: false } });
-    expect(put.status).toBeGreaterThanOrEqual(400);
+    const { group: _, ...held } = await scheduleOf('Arena');
+    const put = await c.api('/api/scaling/schedules/Arena', { method: 'PUT', token, json: held });
+    expect(put.status).toBe(403);
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(screenshotDir(), 'scaling-session-390.png'), fullPage: true });
     expect(problems.problems).toEqual([]);
@@ -560,15 +563,157 @@ describe('layout', () => {
   }
 });
 
-/**
- * What needs a route that saves a schedule, which this controller does not have (the module's
- * routes only read): the page sends the whole schedule to PUT /api/scaling/schedules/{group}
- * (model.ts) and places a 400's words at the field they name (save.ts).
- */
-describe('with a route that saves schedules', () => {
-  test.todo('a rule saved from the page is answered 200 and raises the effective minimum without a file handed over');
-  test.todo('a bad rule the API refuses (400) is said in its words at the field it names');
-  test.todo('a session holding only svc.dashboard.scaling.view is refused the save (403) in words');
+describe('saving through PUT /api/scaling/schedules/{group}', () => {
+  test('a rule covering now changed from the page is answered 200: the effective minimum rises at once (the API and the page), the instances start, and another page open on the group follows from SMART_SCHEDULE_SAVED', async () => {
+    expect(await statusOf('Arena')).toMatchObject({ activeRule: { name: 'rush', minInstances: 2 }, effectiveMinInstances: 2 });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const other = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const problems = [new PageProblems(page), new PageProblems(other)];
+    await openScaling(page, 'Arena');
+    await openScaling(other, 'Arena');
+    await cell(other, 'Wednesday 13:00 to 14:00: rule rush (at least 2)').waitFor();
+
+    // The minimum of the rule in force, from 2 to 3 (the group's maximum).
+    await timetable(page).getByRole('button', { name: 'Edit rule rush' }).click();
+    const form = ruleForm(page);
+    await form.getByRole('heading', { name: 'Edit rule “rush”' }).waitFor();
+    await form.getByLabel('Minimum instances').fill('3');
+    const saved = nextSave(page, 'Arena');
+    await form.getByRole('button', { name: 'Save rule' }).click();
+    const answer = await saved;
+    expect(answer.status()).toBe(200);
+    expect(((await answer.json()) as Schedule).rules).toEqual([expect.objectContaining({ name: 'rush', minInstances: 3, maxInstances: null })]);
+    await timetable(page).getByRole('status').filter({ hasText: 'Rule “rush” of Arena saved: every day, all day, at least 3 instances. The controller uses it from now on.' }).waitFor();
+    expect(await ruleForm(page).count()).toBe(0);
+    // In force at once: the held schedule, its file, the minimum the engine works with.
+    expect((await scheduleOf('Arena')).rules.map((r) => [r.name, r.minInstances, r.maxInstances])).toEqual([['rush', 3, null]]);
+    expect(readFileSync(fileOf('Arena'), 'utf8')).toMatch(/^min_instances = 3$/m);
+    expect(await statusOf('Arena')).toMatchObject({ activeRule: { name: 'rush', minInstances: 3, isWarmup: false }, minInstances: 0, effectiveMinInstances: 3, effectiveSource: 'schedule rule "rush"' });
+    const audit = await json<{ entries: { actor: string; action: string; target: string }[] }>('/api/audit?action=SMART_SCHEDULE_SAVED');
+    expect(audit.entries[0]).toMatchObject({ action: 'SMART_SCHEDULE_SAVED', target: 'Arena' });
+    // The page says the new minimum, and the third instance starts.
+    const min = groupRow(page, 'Arena').locator('td[data-field="min"]');
+    await waitFor(async () => (await min.textContent()) === '3 raised from 0 by schedule rule "rush"', { timeoutMs: 15_000, intervalMs: 100, what: 'the page’s minimum of Arena raised to 3' });
+    await cell(page, 'Wednesday 13:00 to 14:00: rule rush (at least 3)').waitFor();
+    await waitFor(async () => (await readyOf('Arena')) === 3, { timeoutMs: 45_000, intervalMs: 250, what: 'three Arena instances READY' });
+    await groupRow(page, 'Arena').locator('td[data-label="Running"]').filter({ hasText: /^3$/ }).waitFor({ timeout: 15_000 });
+    await timetable(page).getByText('In force now: rush (at least 3).').waitFor();
+
+    // A change that starts nothing (a maximum of 3 with 3 running): the other page, never read
+    // again by hand, follows from SMART_SCHEDULE_SAVED alone.
+    await cell(other, 'Wednesday 13:00 to 14:00: rule rush (at least 3)').waitFor({ timeout: 15_000 });
+    await timetable(page).getByRole('button', { name: 'Edit rule rush' }).click();
+    await form.getByLabel('Maximum instances').fill('3');
+    const capped = nextSave(page, 'Arena');
+    await form.getByRole('button', { name: 'Save rule' }).click();
+    expect((await capped).status()).toBe(200);
+    await timetable(page).getByRole('status').filter({ hasText: 'Rule “rush” of Arena saved: every day, all day, at least 3 instances, at most 3. The controller uses it from now on.' }).waitFor();
+    await cell(other, 'Wednesday 13:00 to 14:00: rule rush (at least 3, at most 3)').waitFor({ timeout: 15_000 });
+    await timetable(other).getByText('In force now: rush (at least 3, at most 3).').waitFor({ timeout: 15_000 });
+    expect(await readyOf('Arena')).toBe(3);
+    await other.screenshot({ path: join(screenshotDir(), 'scaling-followed-390.png'), fullPage: true });
+    expect(problems.flatMap((p) => p.problems)).toEqual([]);
+    await page.close();
+    await other.close();
+  }, 120_000);
+
+  test('a time zone this browser knows but the controller does not is refused (400) in the API’s words at the field it names; nothing changes', async () => {
+    const before = await scheduleOf('Arena');
+    const file = readFileSync(fileOf('Arena'), 'utf8');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems = new PageProblems(page);
+    problems.expect(/^400 PUT \/api\/scaling\/schedules\/Arena$|status of 400 \(Bad Request\)/);
+    await openScaling(page, 'Arena');
+    // Names outside the IANA list that Chromium's zone data still takes (the page's own check lets them through).
+    const zone = await page.evaluate<string | undefined, string[]>(
+      (names) =>
+        names.find((z) => {
+          try {
+            new Intl.DateTimeFormat('en-US', { timeZone: z });
+            return true;
+          } catch {
+            return false;
+          }
+        }),
+      ['SystemV/EST5', 'Factory', 'SystemV/PST8PDT'],
+    );
+    expect(zone).toBeDefined();
+    const settings = page.getByRole('region', { name: 'Warm-up and prediction of Arena' });
+    const field = settings.getByLabel('Time zone');
+    await field.fill(zone!);
+    const sent = nextSave(page, 'Arena');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    const answer = await sent;
+    expect(answer.status()).toBe(400);
+    const refusal = (await answer.json()) as { success: boolean; error: string; message: string };
+    expect(refusal).toEqual({ success: false, error: 'VALIDATION_FAILED', message: `schedule.timezone must be an IANA time zone such as "Europe/Berlin" or "UTC", not "${zone}"` });
+    // Its words at the field it names (which takes the focus), and the form says where they are.
+    await settings.getByRole('alert').filter({ hasText: 'Not saved: the controller refused a setting (its words are at the field).' }).waitFor();
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#sc-set-zone-hint').textContent()).toBe(`Not saved (VALIDATION_FAILED): ${refusal.message}.`);
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('sc-set-zone');
+    await page.screenshot({ path: join(screenshotDir(), 'scaling-refused-zone-1280.png') });
+    // Nothing changed: the schedule, its file, the page's timetable.
+    expect(await scheduleOf('Arena')).toEqual(before);
+    expect(readFileSync(fileOf('Arena'), 'utf8')).toBe(file);
+    expect(await grid(page).getAttribute('aria-label')).toBe(`Week of Arena: rules by day and hour, times in ${before.timezone}`);
+    // Changed back, the refusal is gone with it.
+    await settings.getByRole('button', { name: 'Undo changes' }).click();
+    await settings.getByRole('alert').waitFor({ state: 'detached' });
+    expect(await field.inputValue()).toBe(before.timezone);
+    expect(await field.getAttribute('aria-invalid')).toBe('false');
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  test('a session that holds only svc.dashboard.scaling.view by the time it saves is refused (403) in words; nothing changes', async () => {
+    // .view for good, .manage through a group of its own, taken away while the page is open.
+    const planner = testPlayer(0x302, 'Planner');
+    await bringOnline(c, planner);
+    await grant(c, planner, ['svc.dashboard.scaling.view']);
+    await json('/api/permissions/groups', { method: 'POST', json: { name: 'scalingplanners' } }, 201);
+    await json('/api/permissions/groups/scalingplanners/permissions', { method: 'POST', json: { permission: 'svc.dashboard.scaling.manage' } });
+    await json(`/api/permissions/players/${planner.uuid}/groups`, { method: 'POST', json: { group: 'scalingplanners' } });
+    const before = await scheduleOf('Arena');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const problems = new PageProblems(page);
+    problems.expect(/^403 PUT \/api\/scaling\/schedules\/Arena$|status of 403 \(Forbidden\)/);
+    await page.goto(`${url}/`);
+    await page.getByLabel('Code', { exact: true }).fill(await loginCode(c, planner));
+    await page.getByRole('button', { name: 'Sign in with the code' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Scaling', exact: true }).click();
+    await page.getByRole('heading', { name: 'Scaling', level: 1 }).waitFor();
+    await page.getByLabel('Group', { exact: true }).selectOption('Arena');
+    await timetable(page).getByRole('button', { name: 'Edit rule rush' }).click();
+    const form = ruleForm(page);
+    await form.getByRole('heading', { name: 'Edit rule “rush”' }).waitFor();
+    await form.getByLabel('Minimum instances').fill('1');
+
+    await json(`/api/permissions/players/${planner.uuid}/groups`, { method: 'DELETE', json: { group: 'scalingplanners' } });
+    const token = await page.evaluate<string | null>("localStorage.getItem('svc.token')");
+    const me = await json<{ permissions: string[]; isAdmin: boolean }>('/api/auth/me', { token });
+    expect(me.isAdmin).toBe(false);
+    expect(me.permissions).toContain('svc.dashboard.scaling.view');
+    expect(me.permissions).not.toContain('svc.dashboard.scaling.manage');
+
+    const sent = nextSave(page, 'Arena');
+    await form.getByRole('button', { name: 'Save rule' }).click();
+    const answer = await sent;
+    expect(answer.status()).toBe(403);
+    const refusal = (await answer.json()) as { message: string };
+    expect(refusal.message).toContain('svc.dashboard.scaling.manage');
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(`Not saved: your account may not do this. ${refusal.message.replace(/[^.!?]$/, '$&.')} Ask an admin of this network for that permission.`);
+    // The form stays with the change, so nothing typed is lost; nothing changed on the controller.
+    expect(await form.getByLabel('Minimum instances').inputValue()).toBe('1');
+    expect(await scheduleOf('Arena')).toEqual(before);
+    expect((await statusOf('Arena')).effectiveMinInstances).toBe(3);
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(screenshotDir(), 'scaling-forbidden-390.png'), fullPage: true });
+    expect(problems.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
 
 describe('uninstalled', () => {

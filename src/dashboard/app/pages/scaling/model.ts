@@ -2,11 +2,10 @@
  * What the Scaling page reads and sends: the smart scaling module's answers (src/modules/scaling/
  * model.ts has their schemas), the query keys, and the permission nodes.
  *
- * Saving a schedule: the page sends the group's whole schedule (ScheduleSchema without `group`)
- * to PUT /api/scaling/schedules/{group} and takes its answer (ScheduleSchema) as the group's
- * schedule. The controller this page was written against has no such route yet (the module's
- * routes only read); the page says so when the save is answered ROUTE_NOT_FOUND and hands the
- * operator the group's file with the change (save.ts).
+ * Saving a schedule: the page sends the group's whole schedule (ScheduleBodySchema: the schedule
+ * as GET answers it without `group`) to PUT /api/scaling/schedules/{group}, which writes the
+ * group's file, puts it in force at once (SMART_SCHEDULE_SAVED) and answers the schedule saved:
+ * the page takes that as the group's schedule (save.ts).
  */
 import { api } from '../../api';
 
@@ -153,7 +152,6 @@ export const getPredictions = (group: string) => api<Predictions>(`${BASE}/predi
 export const getDecisions = (limit: number, group: string) => api<Decisions>(`${BASE}/decisions?limit=${limit}${group === '' ? '' : `&group=${path(group)}`}`);
 export const getGroups = () => api<{ groups: GroupFacts[] }>('/api/groups');
 export const saveSchedule = (group: string, body: ScheduleBody) => api<Schedule>(`${BASE}/schedules/${path(group)}`, { method: 'PUT', json: body });
-export const schedulePath = (group: string) => `${BASE}/schedules/${path(group)}`;
 
 /** The schedule as sent to be saved (a copy: the caller may change it). */
 export function bodyOf(schedule: Schedule): ScheduleBody {

@@ -4,13 +4,13 @@
  * and for the group chosen its timetable on a week grid with the form that changes a rule, the
  * warm-up and prediction settings, its players actual against predicted in one chart, and the
  * decisions log. Kept current by the events that move these figures (SMART_SCHEDULE,
- * SMART_WARMUP, SMART_PREDICTION, SCALE_UP, SCALE_DOWN, services and groups changing) instead of
- * polling; the status alone is also read every 30 s, since a rule opening or closing with the
- * clock is announced by no event when it starts nothing.
+ * SMART_SCHEDULE_SAVED, SMART_WARMUP, SMART_PREDICTION, SCALE_UP, SCALE_DOWN, services and groups
+ * changing) instead of polling; the status alone is also read every 30 s, since a rule opening
+ * or closing with the clock is announced by no event when it starts nothing.
  *
- * The page needs svc.dashboard.scaling.view; a change of a schedule needs
- * svc.dashboard.scaling.manage. The API enforces them; a session is told beforehand which it
- * lacks, and a refusal is said in words.
+ * The page needs svc.dashboard.scaling.view; a change of a schedule (saved through PUT
+ * /api/scaling/schedules/{group}, in force at once) needs svc.dashboard.scaling.manage. The API
+ * enforces them; a session is told beforehand which it lacks, and a refusal is said in words.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useIsFetching, useQuery, useQueryClient } from '@tanstack/preact-query';
@@ -31,8 +31,8 @@ import { refusalText, withStop } from './words';
 export const ready = loadStylesheet(scalingCss as string);
 
 const STATUS_REFRESH_MS = 30_000;
-const MOVES_BOUNDS = /^(SMART_(SCHEDULE|WARMUP|PREDICTION)|SCALE_(UP|DOWN)|SERVICE_(READY|STOPPED|CRASHED|STARTING)|GROUP_(CREATED|UPDATED|DELETED)|CONFIG_RELOADED)$/;
-const MOVES_SCHEDULES = /^(SMART_(SCHEDULE|WARMUP|PREDICTION)|GROUP_(CREATED|UPDATED|DELETED)|CONFIG_RELOADED)$/;
+const MOVES_BOUNDS = /^(SMART_(SCHEDULE|SCHEDULE_SAVED|WARMUP|PREDICTION)|SCALE_(UP|DOWN)|SERVICE_(READY|STOPPED|CRASHED|STARTING)|GROUP_(CREATED|UPDATED|DELETED)|CONFIG_RELOADED)$/;
+const MOVES_SCHEDULES = /^(SMART_(SCHEDULE|SCHEDULE_SAVED|WARMUP|PREDICTION)|GROUP_(CREATED|UPDATED|DELETED)|CONFIG_RELOADED)$/;
 
 function useNow(everyMs: number): number {
   const [now, setNow] = useState(() => Date.now());

@@ -3,14 +3,15 @@
  * (local times in the schedule's zone; a window that closes at or before it opens runs into the
  * next day), and the minimum and maximum instances while it is in force. Checked here as the
  * module checks the file (src/modules/scaling/config.ts) before anything is sent; what the API
- * refuses is said in its words at the field it names. The whole schedule is saved with the rule
- * changed, or without it when removed.
+ * refuses all the same is said in its words at the field it names. The whole schedule is saved with the rule changed, or without it when
+ * removed, and is in force as soon as the controller answers; the form closes saying what was
+ * saved.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { bodyOf, LIMITS, WEEKDAYS, type Rule, type Schedule, type Weekday } from './model';
 import { SaveOutcomeView } from './outcome';
 import { useSaveSchedule, type FieldKey, type SaveOutcome } from './save';
-import { clockText, DAY_NAMES, DAY_SHORT, parseClock, windowText } from './week';
+import { clockText, DAY_NAMES, DAY_SHORT, daysText, parseClock, windowText } from './week';
 
 /** What the form opens on: a rule by index, or a new one (from an hour of the grid, when chosen there). */
 export interface Editing {
@@ -41,6 +42,15 @@ function draftOf(schedule: Schedule, editing: Editing): Draft {
 }
 
 const WHOLE = /^\d+$/;
+
+/** A rule's days, window and bounds in words: "every day, all day, at least 2 instances, at most 3". */
+function ruleText(rule: Rule): string {
+  const max = rule.maxInstances === null ? '' : `, at most ${rule.maxInstances}`;
+  return `${daysText(rule.days)}, ${windowText(rule)}, at least ${rule.minInstances} instance${rule.minInstances === 1 ? '' : 's'}${max}`;
+}
+
+/** What a saved rule does not do yet: nothing while the schedule is off. */
+const offNote = (saved: Schedule) => (saved.enabled ? ' The controller uses it from now on.' : ' The rules do not apply while the schedule is off (Warm-up and prediction).');
 
 /** Each field's problem, in the page's words (the module's limits). */
 function problemsOf(draft: Draft, schedule: Schedule, index: number | null): Partial<Record<FieldKey, string>> {
@@ -95,8 +105,6 @@ export function RuleForm({ schedule, editing, onClose }: Props) {
   const [removing, setRemoving] = useState(false);
   // Asked after a refused submit: the first field with a problem takes the focus once it is marked.
   const [focusProblem, setFocusProblem] = useState(0);
-  /** The schedule handed over as the group's file (no route saves it), and what to say once it is read back. */
-  const [handed, setHanded] = useState<{ body: string; text: string } | null>(null);
   const nameField = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLElement>(null);
   const index = editing.index;
@@ -107,7 +115,6 @@ export function RuleForm({ schedule, editing, onClose }: Props) {
     setTried(false);
     setOutcome(null);
     setRemoving(false);
-    setHanded(null);
     box.current?.scrollIntoView({ block: 'nearest' });
     nameField.current?.focus();
   }, [editing.nonce]);
@@ -130,23 +137,20 @@ export function RuleForm({ schedule, editing, onClose }: Props) {
   };
   const toggleDay = (day: Weekday, on: boolean) => setDraft((d) => ({ ...d, days: on ? [...d.days.filter((x) => x !== day), day] : d.days.filter((x) => x !== day) }));
 
-  // A change handed over as the group's file: once the schedule read back is that change (the
-  // operator put the file in place and reloaded), the form has done its work.
-  const current = JSON.stringify(bodyOf(schedule));
-  useEffect(() => {
-    if (handed && handed.body === current) onClose(handed.text);
-  }, [current]);
-
-  /** `saved`: said when the API saved it; `applied`: when the file handed over is read back. */
-  const send = async (rules: Rule[], saved: string, applied: string) => {
+  /**
+   * Saves the schedule with these rules; `said` words what was saved, from the schedule the
+   * controller answers. A refusal naming a rule is kept at this form's fields only when the
+   * rule it counts is this one (`placed`: not after a removal, which moves the others up).
+   */
+  const send = async (rules: Rule[], said: (saved: Schedule) => string, placed: boolean) => {
     setBusy(true);
     setOutcome(null);
-    const body = { ...bodyOf(schedule), rules };
-    const result = await save(body);
+    const result = await save({ ...bodyOf(schedule), rules });
     setBusy(false);
-    if (result.kind === 'saved') return onClose(saved);
-    setOutcome(result);
-    setHanded(result.kind === 'no-route' ? { body: JSON.stringify(body), text: applied } : null);
+    if (result.kind === 'saved') return onClose(said(result.schedule));
+    setOutcome(placed ? result : { ...result, field: { rule: null, key: null } });
+    // Refused at one of this form's fields: that field takes the focus, so its words are read out.
+    if (placed && result.field.rule === (index ?? schedule.rules.length) && result.field.key !== null) setFocusProblem((n) => n + 1);
   };
 
   const submit = async (event: Event) => {
@@ -163,16 +167,15 @@ export function RuleForm({ schedule, editing, onClose }: Props) {
     }
     const rule = ruleOf(draft);
     const rules = index === null ? [...schedule.rules, rule] : schedule.rules.map((r, i) => (i === index ? rule : r));
-    const what = `${windowText(rule)}, at least ${rule.minInstances} instance${rule.minInstances === 1 ? '' : 's'}`;
-    await send(rules, `Rule “${rule.name}” saved: ${what}.`, `Rule “${rule.name}” is in ${group}’s file now: ${what}.`);
+    await send(rules, (saved) => `${index === null ? `Rule “${rule.name}” added to ${group}` : `Rule “${rule.name}” of ${group} saved`}: ${ruleText(rule)}.${offNote(saved)}`, true);
   };
 
   const remove = async () => {
     if (index === null || !original) return;
     await send(
       schedule.rules.filter((_, i) => i !== index),
-      `Rule “${original.name}” removed.`,
-      `Rule “${original.name}” is out of ${group}’s file now.`,
+      () => `Rule “${original.name}” removed from ${group}.`,
+      false,
     );
   };
 
@@ -267,7 +270,7 @@ export function RuleForm({ schedule, editing, onClose }: Props) {
             Not saved: {Object.keys(problems).length === 1 ? 'a field needs' : 'some fields need'} a change (marked above).
           </p>
         )}
-        {!refusedHere && <SaveOutcomeView outcome={outcome} group={group} savedText="" />}
+        {!refusedHere && <SaveOutcomeView outcome={outcome} savedText="" />}
         {refusedHere && (
           <p role="alert" class="sc-error">
             Not saved: the controller refused this rule (its words are at the field).

@@ -2,12 +2,14 @@
  * A group's schedule settings beside its rules: whether the rules apply, the zone their times
  * are in, the warm-up (start what a rule needs this many minutes before it opens) and the
  * prediction (raise the minimum from the group's own history, at a percentile). Saved with the
- * rules as they are; a session without the save node reads them only.
+ * rules as they are (in force as soon as the controller answers, and said in words); what the
+ * controller refuses is said in its words at the field it names (a zone this browser knows but
+ * the controller does not, say). A session without the save node reads them only.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { bodyOf, LIMITS, NODE, type Schedule } from './model';
 import { SaveOutcomeView } from './outcome';
-import { useSaveSchedule, type FieldKey, type SaveOutcome } from './save';
+import { settingsText, useSaveSchedule, type FieldKey, type SaveOutcome } from './save';
 import { knownTimeZone } from './week';
 
 interface Draft {
@@ -38,6 +40,9 @@ function problemsOf(d: Draft): Partial<Record<FieldKey, string>> {
   return problems;
 }
 
+/** The fields a refusal's words can be shown at. */
+const PLACES: readonly FieldKey[] = ['timezone', 'lead', 'percentile'];
+
 /** The zones this browser knows, for the zone field's suggestions. */
 function zones(): string[] {
   const intl = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
@@ -55,16 +60,18 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
   const zoneList = useMemo(zones, []);
+  const form = useRef<HTMLFormElement>(null);
   const mayChange = may(NODE.manage);
   const saved = JSON.stringify(draftOf(schedule));
   // The schedule read again (another save, a reload): the fields follow unless being changed.
   const [base, setBase] = useState(saved);
   useEffect(() => {
     if (saved === base) return;
-    if (JSON.stringify(draft) === base) setDraft(draftOf(schedule));
+    const held = JSON.stringify(draft);
+    if (held === base) setDraft(draftOf(schedule));
     setBase(saved);
-    // What was said of the last save is about the schedule before this one.
-    setOutcome(null);
+    // What was said of the last save is about the schedule before this one, unless this is that save read back.
+    if (held !== saved) setOutcome(null);
   }, [saved]);
   useEffect(() => {
     setDraft(draftOf(schedule));
@@ -74,9 +81,14 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
 
   const problems = problemsOf(draft);
   const shown: Partial<Record<FieldKey, string>> = tried ? { ...problems } : {};
-  const refusedAt = outcome?.kind === 'refused' && outcome.field.rule === null ? outcome.field.key : null;
+  // The API's refusal at the field it names, when the form has a place for its words.
+  const refusedAt = outcome?.kind === 'refused' && outcome.field.rule === null && outcome.field.key !== null && PLACES.includes(outcome.field.key) ? outcome.field.key : null;
   if (outcome?.kind === 'refused' && refusedAt) shown[refusedAt] = outcome.text;
   const changed = JSON.stringify(draft) !== saved;
+  useEffect(() => {
+    // Refused at a field: it takes the focus, so its words are read out.
+    if (refusedAt) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [outcome]);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setDraft((d) => ({ ...d, [key]: value }));
     if (outcome?.kind === 'refused') setOutcome(null);
@@ -93,6 +105,11 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
     const body = { ...bodyOf(schedule), enabled: draft.enabled, timezone: draft.timezone.trim(), warmup: { enabled: draft.warmup, leadTimeMinutes: Number(draft.lead) }, prediction: { enabled: draft.prediction, percentile: Number(draft.percentile) } };
     const result = await save(body);
     setBusy(false);
+    if (result.kind === 'saved') {
+      // The fields as the controller saved them, so the form is unchanged again.
+      setDraft(draftOf(result.schedule));
+      setTried(false);
+    }
     setOutcome(result);
   };
   const hint = (key: FieldKey, id: string, normal: string) => (
@@ -103,7 +120,7 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
   const invalid = (key: FieldKey) => (shown[key] ? ' sc-invalid' : '');
 
   return (
-    <form class="sc-settings" onSubmit={(e) => void submit(e)} noValidate aria-label={`Schedule settings of ${schedule.group}`}>
+    <form class="sc-settings" ref={form} onSubmit={(e) => void submit(e)} noValidate aria-label={`Schedule settings of ${schedule.group}`}>
       <fieldset disabled={!mayChange} class="sc-bare">
         <div class="sc-form-grid">
           <div class="sc-field sc-check">
@@ -152,7 +169,15 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
               {busy ? 'Saving…' : 'Save settings'}
             </button>
             {changed && (
-              <button type="button" class="sc-secondary" onClick={() => setDraft(draftOf(schedule))}>
+              <button
+                type="button"
+                class="sc-secondary"
+                onClick={() => {
+                  setDraft(draftOf(schedule));
+                  setTried(false);
+                  if (outcome?.kind === 'refused') setOutcome(null);
+                }}
+              >
                 Undo changes
               </button>
             )}
@@ -160,7 +185,7 @@ export function ScheduleSettings({ schedule, may }: { schedule: Schedule; may: (
         )}
       </fieldset>
       {refusedAt === null ? (
-        <SaveOutcomeView outcome={outcome} group={schedule.group} savedText={`Settings of ${schedule.group} saved.`} />
+        <SaveOutcomeView outcome={outcome} savedText={outcome?.kind === 'saved' ? `Settings of ${schedule.group} saved: ${settingsText(outcome.schedule)}.` : ''} />
       ) : (
         <p role="alert" class="sc-error">
           Not saved: the controller refused a setting (its words are at the field).

@@ -1,10 +1,10 @@
 /**
  * One group's timetable (GET /api/scaling/schedules/{group}): the week grid, the rules as a
  * list, and the form that adds or changes a rule (opened from the grid, a rule's Edit or Add a
- * rule; the focus goes back where it came from when it closes). What is in force now comes from
- * GET /api/scaling/status.
+ * rule; the focus goes back where it came from when it closes, and what was saved is said here).
+ * What is in force now comes from GET /api/scaling/status.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { UseQueryResult } from '@tanstack/preact-query';
 import { NODE, WEEKDAYS, type GroupStatus, type Schedule } from './model';
 import type { May } from './may';
@@ -27,6 +27,11 @@ export function Timetable({ group, schedule, status, may, now }: Props) {
   const [saved, setSaved] = useState<string | null>(null);
   const opener = useRef<HTMLElement | null>(null);
   const editable = may(NODE.manage);
+  // Another group chosen: the form and what was said of a save were about the last one.
+  useEffect(() => {
+    setEditing(null);
+    setSaved(null);
+  }, [group]);
 
   const open = (next: Omit<Editing, 'nonce'>) => {
     opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
