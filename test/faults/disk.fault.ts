@@ -311,17 +311,20 @@ describe.skipIf(!ROOT)('a full disk (compiled binary on an 8 MiB tmpfs)', () => 
     expect(readFileSync(join(dir, 'svc.toml'), 'utf8')).toContain('AfterFull');
     expect(existsSync(join(dir, 'config', 'groups', 'During.toml'))).toBe(true);
 
-    // svc.log: whole JSON lines only, and the lines the full disk cost are counted once there was room.
+    // svc.log: whole JSON lines only, and the lines the full disk cost are counted each time there
+    // was room again. That may be more than once: while the disk is full, SQLite can give a page
+    // back for a moment (a write rolled back), and a line fits in it before the disk fills again.
     const log = readFileSync(join(dir, 'logs', 'svc.log'), 'utf8');
     expect(log.endsWith('\n')).toBe(true);
     const entries = log.trimEnd().split('\n').map((line) => JSON.parse(line) as { msg?: string });
     const dropped = entries.filter((e) => /^\d+ lines dropped: disk full$/.test(e.msg ?? ''));
-    expect(dropped).toHaveLength(1);
+    expect(dropped.length).toBeGreaterThanOrEqual(1);
+    const droppedTotal = dropped.reduce((n, e) => n + Number(e.msg!.split(' ')[0]), 0);
     // The journal (stdout) has every 507 line; svc.log has those that fitted, and counts the rest.
     const inJournal = c.out.lines.filter((line) => line.includes("no space left on the controller's disk")).length;
     const inFile = entries.filter((e) => e.msg?.startsWith("no space left on the controller's disk")).length;
     expect(inJournal).toBe(4);
-    expect(Number(dropped[0]!.msg!.split(' ')[0])).toBeGreaterThanOrEqual(Math.max(1, inJournal - inFile));
+    expect(droppedTotal).toBeGreaterThanOrEqual(Math.max(1, inJournal - inFile));
     // No temp file of a refused write was left behind.
     const temps = Bun.spawnSync(['find', dir, '-name', '.*.tmp']).stdout.toString().trim();
     expect(temps).toBe('');
