@@ -23,6 +23,7 @@ import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } 
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
+import { expectModulePageAbsent } from '../support/module-page';
 
 const TOKEN = 'dashboard-backups-token-0123456789abcdef';
 const SERVICE = deriveServiceToken(TOKEN);
@@ -526,18 +527,6 @@ describe('uninstalled', () => {
     c = { api: apiOf(url), service: SERVICE, master: TOKEN } as unknown as TestController;
     service = '';
     expect((await c.api('/api/backups')).status).toBe(404);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = new PageProblems(page);
-    await signIn(page, url, TOKEN);
-    const nav = page.getByRole('navigation', { name: 'Pages' });
-    await nav.getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    expect(await nav.getByRole('link', { name: 'Backups', exact: true }).count()).toBe(0);
-    await page.goto(`${url}/backups`);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toBe('The backup module does not run on this controller: install it (POST /api/modules/install/backup) and restart the controller.');
-    await page.screenshot({ path: join(screenshotDir(), 'backups-uninstalled-1280.png') });
-    expect(problems.problems).toEqual([]);
-    await page.close();
+    await expectModulePageAbsent(browser, url, TOKEN, { link: 'Backups', path: '/backups', module: 'backup', screenshot: 'backups-uninstalled-1280.png' });
   }, 60_000);
 });

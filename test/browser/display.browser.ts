@@ -24,6 +24,7 @@ import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { binaryController, bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
+import { expectModulePageAbsent } from '../support/module-page';
 
 const TOKEN = 'dashboard-display-token-0123456789abcdef';
 
@@ -517,17 +518,6 @@ describe('uninstalled', () => {
     ({ url, child } = await startBinaryController(svc, dir, TOKEN, cleanups));
     c = binaryController(url, TOKEN);
     expect((await c.api('/api/displays')).status).toBe(404);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = new PageProblems(page);
-    await signIn(page, url, TOKEN);
-    await nav(page).getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    expect(await nav(page).getByRole('link', { name: 'Display', exact: true }).count()).toBe(0);
-    await page.goto(`${url}/display`);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toBe('The display module does not run on this controller: install it (POST /api/modules/install/display) and restart the controller.');
-    await page.screenshot({ path: join(screenshotDir(), 'display-uninstalled-1280.png') });
-    expect(problems.problems).toEqual([]);
-    await page.close();
+    await expectModulePageAbsent(browser, url, TOKEN, { link: 'Display', path: '/display', module: 'display', screenshot: 'display-uninstalled-1280.png' });
   }, 60_000);
 });

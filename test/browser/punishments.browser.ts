@@ -19,6 +19,7 @@ import { startBinaryController, svcBinary } from '../support/binary';
 import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
 import { tempDir, type TestController } from '../support/controller';
 import { bringOnline, grant, loginCode, testPlayer, type Player } from '../support/dashboard-login';
+import { expectModulePageAbsent } from '../support/module-page';
 
 const TOKEN = 'dashboard-punishments-token-0123456789abcdef';
 const SERVICE = deriveServiceToken(TOKEN);
@@ -473,18 +474,6 @@ describe('uninstalled', () => {
     ({ url, child } = await startBinaryController(svc, dir, TOKEN, cleanups));
     c = { api: apiOf(url), service: SERVICE, master: TOKEN } as unknown as TestController;
     expect((await c.api('/api/punishments')).status).toBe(404);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = new PageProblems(page);
-    await signIn(page, url, TOKEN);
-    const nav = page.getByRole('navigation', { name: 'Pages' });
-    await nav.getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    expect(await nav.getByRole('link', { name: 'Punishments', exact: true }).count()).toBe(0);
-    await page.goto(`${url}/punishments`);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toBe('The punishments module does not run on this controller: install it (POST /api/modules/install/punishments) and restart the controller.');
-    await page.screenshot({ path: join(screenshotDir(), 'punishments-uninstalled-1280.png') });
-    expect(problems.problems).toEqual([]);
-    await page.close();
+    await expectModulePageAbsent(browser, url, TOKEN, { link: 'Punishments', path: '/punishments', module: 'punishments', screenshot: 'punishments-uninstalled-1280.png' });
   }, 60_000);
 });

@@ -25,6 +25,7 @@ import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } 
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
+import { expectModulePageAbsent } from '../support/module-page';
 
 const TOKEN = 'dashboard-resource-packs-token-0123456789ab';
 const SERVICE = deriveServiceToken(TOKEN);
@@ -509,18 +510,6 @@ describe('uninstalled', () => {
     ({ url, child } = await startBinaryController(svc, dir, TOKEN, cleanups));
     c = { api: apiOf(url), service: SERVICE, master: TOKEN } as unknown as TestController;
     expect((await c.api('/api/resourcepacks')).status).toBe(404);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = new PageProblems(page);
-    await signIn(page, url, TOKEN);
-    const nav = page.getByRole('navigation', { name: 'Pages' });
-    await nav.getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    expect(await nav.getByRole('link', { name: 'Resource packs', exact: true }).count()).toBe(0);
-    await page.goto(`${url}/resource-packs`);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toBe('The resourcepacks module does not run on this controller: install it (POST /api/modules/install/resourcepacks) and restart the controller.');
-    await shot(page, 'uninstalled-1280', false);
-    expect(problems.problems).toEqual([]);
-    await page.close();
+    await expectModulePageAbsent(browser, url, TOKEN, { link: 'Resource packs', path: '/resource-packs', module: 'resourcepacks', screenshot: 'resource-packs-uninstalled-1280.png' });
   }, 60_000);
 });

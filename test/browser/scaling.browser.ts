@@ -27,6 +27,7 @@ import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } 
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { binaryController, grant, loginCode, bringOnline, testPlayer } from '../support/dashboard-login';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
+import { expectModulePageAbsent } from '../support/module-page';
 
 const TOKEN = 'dashboard-scaling-token-0123456789abcdef';
 
@@ -725,18 +726,6 @@ describe('uninstalled', () => {
     ({ url, child } = await startBinaryController(svc, dir, TOKEN, cleanups));
     c = binaryController(url, TOKEN);
     expect((await c.api('/api/scaling/status')).status).toBe(404);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = new PageProblems(page);
-    await signIn(page, url, TOKEN);
-    const nav = page.getByRole('navigation', { name: 'Pages' });
-    await nav.getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    expect(await nav.getByRole('link', { name: 'Scaling', exact: true }).count()).toBe(0);
-    await page.goto(`${url}/scaling`);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toBe('The scaling module does not run on this controller: install it (POST /api/modules/install/scaling) and restart the controller.');
-    await page.screenshot({ path: join(screenshotDir(), 'scaling-uninstalled-1280.png') });
-    expect(problems.problems).toEqual([]);
-    await page.close();
+    await expectModulePageAbsent(browser, url, TOKEN, { link: 'Scaling', path: '/scaling', module: 'scaling', screenshot: 'scaling-uninstalled-1280.png' });
   }, 60_000);
 });
