@@ -11,7 +11,8 @@ import { useState } from 'preact/hooks';
 import { useQueryClient } from '@tanstack/preact-query';
 import { api, ApiFailure } from '../../api';
 import type { Access } from './access';
-import { BASE, KEYS, NODE, sentence, type BackupConfig } from './model';
+import { BASE, KEYS, NODE, type BackupConfig } from './model';
+import { sentence } from '../../sentence';
 import { OutcomeLine, refusalText, type Outcome } from './outcome';
 
 /** A part of the configuration being edited: the draft, whether it differs, and its save. */

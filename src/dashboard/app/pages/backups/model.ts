@@ -256,8 +256,3 @@ export function relativeText(at: number, now: number): string {
   return ahead ? `in ${text}` : `${text} ago`;
 }
 
-/** The API's lower-case messages as a sentence. */
-export function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-}

@@ -1,7 +1,8 @@
 /** Answers in words: a refusal with the API's message (and its code, to look up), a success as a status. */
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../../api';
-import { NODE, sentence } from './model';
+import { NODE } from './model';
+import { sentence } from '../../sentence';
 
 /**
  * What a failed request means for the operator: a missing node said as such (with who to ask),

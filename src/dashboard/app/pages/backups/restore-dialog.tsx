@@ -10,7 +10,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { api, ApiFailure } from '../../api';
 import type { Access } from './access';
-import { BASE, bytesText, dateText, KEYS, sentence, targetText, type Backup, type RestoreAnswer } from './model';
+import { BASE, bytesText, dateText, KEYS, targetText, type Backup, type RestoreAnswer } from './model';
+import { sentence } from '../../sentence';
 import { refusalText } from './outcome';
 
 interface Props {

@@ -12,7 +12,8 @@ import { mayDownload, type Access } from './access';
 import { useNow } from './clock';
 import { ConfirmDialog } from './confirm-dialog';
 import { downloadArchive, type DownloadProgress } from './download';
-import { BASE, byText, bytesText, CREDENTIAL_TYPES, dateText, KEYS, NODE, sentence, spanText, STATUS_LABELS, targetText, TYPE_LABELS, type Backup, type BackupList, type TargetType, type VerifyAnswer } from './model';
+import { BASE, byText, bytesText, CREDENTIAL_TYPES, dateText, KEYS, NODE, spanText, STATUS_LABELS, targetText, TYPE_LABELS, type Backup, type BackupList, type TargetType, type VerifyAnswer } from './model';
+import { sentence } from '../../sentence';
 import { OutcomeLine, refusalText, type Outcome } from './outcome';
 import { RestoreDialog } from './restore-dialog';
 

@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/preact-query';
 import { api, ApiFailure, signInKind } from '../../api';
 import { grants } from '../../access';
 import { MANAGE_NODE } from './model';
+import { sentence } from '../../sentence';
 
 interface Me {
   permissions: string[];
@@ -40,11 +41,6 @@ export function useDisplayAccess(): DisplayAccess | undefined {
     services: may('svc.dashboard.services.view'),
     session: true,
   };
-}
-
-export function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
 /**

@@ -10,7 +10,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { api, ApiFailure } from '../../api';
-import { refusalWords, sentence, type DisplayAccess } from './access';
+import { refusalWords, type DisplayAccess } from './access';
+import { sentence } from '../../sentence';
 import { Field, fieldId, MapEditor, mapRowId, type Refusal } from './fields';
 import {
   changeCount,

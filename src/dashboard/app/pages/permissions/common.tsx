@@ -11,6 +11,7 @@ import { grants } from '../../access';
 import { refusalText, type Outcome } from '../settings/outcome';
 import { expiryOf, scopeNameProblem, type ExpiryInput, type ExpiryKind } from './rules';
 import { MANAGE_NODE, type ScopedRow } from './requests';
+import { sentence } from '../../sentence';
 
 interface Me {
   uuid: string;
@@ -57,11 +58,6 @@ export function refusalWords(error: unknown): string {
     return `Refused (${error.code}): ${error.message}.`;
   }
   return refusalText(error);
-}
-
-function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
 /**

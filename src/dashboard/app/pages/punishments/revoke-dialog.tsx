@@ -8,7 +8,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQueryClient } from '@tanstack/preact-query';
 import { api, ApiFailure } from '../../api';
 import { aType, BASE, LIST_KEY, LOGIN_BLOCKING, RECORD_KEY, scopeText, type Punishment } from './model';
-import { refusalText, sentence } from './outcome';
+import { refusalText } from './outcome';
+import { sentence } from '../../sentence';
 
 interface Props {
   punishment: Punishment;

@@ -1,11 +1,7 @@
 /** Answers in words: a refusal with the API's message (and its code, to look up), a success as a status. */
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../../api';
-
-export function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-}
+import { sentence } from '../../sentence';
 
 /** What a failed request means, for the operator: forbidden, too large, unreachable, or the API's words. */
 export function refusalText(error: unknown, what: string): string {

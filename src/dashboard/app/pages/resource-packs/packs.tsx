@@ -9,7 +9,8 @@ import { useQueryClient } from '@tanstack/preact-query';
 import type { UseQueryResult } from '@tanstack/preact-query';
 import type { May } from './may';
 import { dateText, formatBytes, NODE, placeText, RP_KEY, sourceText, type Assignment, type Pack, type PackList, type Place, type Scope } from './model';
-import { NeedsNode, OutcomeLine, refusalText, sentence, type Outcome } from './outcome';
+import { NeedsNode, OutcomeLine, refusalText, type Outcome } from './outcome';
+import { sentence } from '../../sentence';
 import { deletePack } from './requests';
 
 interface Props {

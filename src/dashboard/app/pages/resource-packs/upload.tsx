@@ -10,7 +10,8 @@ import { useQueryClient } from '@tanstack/preact-query';
 import { ApiFailure } from '../../api';
 import type { May } from './may';
 import { formatBytes, LIMITS, nameFromFile, nameProblem, NODE, promptProblem, RP_KEY } from './model';
-import { NeedsNode, OutcomeLine, refusalText, sentence, type Outcome } from './outcome';
+import { NeedsNode, OutcomeLine, refusalText, type Outcome } from './outcome';
+import { sentence } from '../../sentence';
 import { uploadPack, type Upload } from './requests';
 
 type Phase = 'idle' | 'sending' | 'storing';

@@ -1,11 +1,6 @@
 /** The page's words for the API's answers: refusals, decisions, times. */
 import { ApiFailure } from '../../api';
 
-export function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-}
-
 /** The text with a full stop at its end (its first letter kept: it may be a key's name). */
 export const withStop = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 

@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure } from '../../api';
 import './shared.css';
+import { sentence } from '../../sentence';
 
 export interface Outcome {
   ok: boolean;
@@ -21,12 +22,6 @@ export function refusalText(error: unknown): string {
   // fetch fails with a TypeError when the controller cannot be reached; other errors say what failed.
   if (error instanceof Error && !(error instanceof TypeError)) return error.message;
   return 'The controller could not be reached: try again.';
-}
-
-/** The API's lower-case messages ("global maintenance on") as a sentence. */
-function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
 /** `run(work)`: work resolves to the success text or throws the refusal. */
