@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
-import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
+import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn, waitForInPage } from '../support/browser';
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { bringOnline, grant, loginCode, testPlayer } from '../support/dashboard-login';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
@@ -313,7 +313,7 @@ describe('the configuration', () => {
     await editor.getByText('Runs every day at 02:30 (UTC).').waitFor();
     await editor.getByRole('button', { name: 'Add a schedule' }).click();
     // The new schedule's name has the keyboard.
-    await page.waitForFunction("document.activeElement?.id === 'bk-s-2-name'");
+    await waitForInPage(page, "document.activeElement?.id === 'bk-s-2-name'", 'the new schedule’s name focused');
     await page.keyboard.type('monthly-db');
     const added = editor.getByRole('group', { name: 'Schedule 3: monthly-db' });
     await added.getByLabel('Cron expression').fill('0 5 1 * *');

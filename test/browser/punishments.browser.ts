@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { deriveServiceToken } from '../../src/core/auth';
 import { startBinaryController, svcBinary } from '../support/binary';
-import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
+import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn, waitForInPage } from '../support/browser';
 import { tempDir, type TestController } from '../support/controller';
 import { bringOnline, grant, loginCode, testPlayer, type Player } from '../support/dashboard-login';
 import { expectModulePageAbsent } from '../support/module-page';
@@ -243,7 +243,7 @@ describe('templates', () => {
     await section.getByRole('button', { name: 'Issue with this template (temporary mute)' }).click();
     const form = issueForm(page);
     // The form takes the template's type, and the keyboard goes on from its first field.
-    await page.waitForFunction("document.activeElement?.id === 'pn-player'");
+    await waitForInPage(page, "document.activeElement?.id === 'pn-player'", 'the Player field focused');
     expect(await form.getByLabel('Type', { exact: true }).inputValue()).toBe('TEMPMUTE');
     expect(await page.evaluate<boolean>(`document.activeElement === document.querySelector('[aria-labelledby="pn-issue-title"] input')`)).toBe(true);
     await page.keyboard.type('Shouty');

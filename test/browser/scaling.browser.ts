@@ -23,7 +23,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Response } from 'playwright-core';
 import { killGameServers, startBinaryController, svcBinary } from '../support/binary';
-import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn } from '../support/browser';
+import { launchChromium, PageProblems, pageScrollWidth, screenshotDir, signIn, waitForInPage } from '../support/browser';
 import { tempDir, waitFor, type TestController } from '../support/controller';
 import { binaryController, grant, loginCode, bringOnline, testPlayer } from '../support/dashboard-login';
 import { fakePaperGroup } from '../fixtures/fake-paper-group';
@@ -299,7 +299,7 @@ describe('the week grid', () => {
     expect(await form.getByLabel('Maximum instances').inputValue()).toBe('');
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });
-    await page.waitForFunction("document.activeElement?.getAttribute('data-day') === '4' && document.activeElement?.getAttribute('data-hour') === '22'");
+    await waitForInPage(page, "document.activeElement?.getAttribute('data-day') === '4' && document.activeElement?.getAttribute('data-hour') === '22'", 'the hour cell Fri 22:00 focused');
     // An empty hour: Enter adds a rule there.
     await page.keyboard.press('Home');
     await page.keyboard.press('PageUp');

@@ -1,6 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from './controller';
 
 /** Debian's chromium (.ci/run installs it when missing); CHROMIUM names another binary. */
 export function chromiumPath(): string {
@@ -69,4 +70,13 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
 /** Whether the page scrolls sideways at its current width (the 390 px rule: it must not). */
 export async function pageScrollWidth(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth');
+}
+
+/**
+ * Waits until the in-page `expression` is true, read every 20 ms through page.evaluate (never
+ * page.waitForFunction with a string: it evaluates the text in the page, which the dashboard's
+ * CSP refuses as `unsafe-eval`, so it fails now and then instead of waiting).
+ */
+export async function waitForInPage(page: Page, expression: string, what: string, timeoutMs = 10_000): Promise<void> {
+  await waitFor(() => page.evaluate<boolean>(`Boolean(${expression})`), { timeoutMs, intervalMs: 20, what: `${what} (${expression})` });
 }
